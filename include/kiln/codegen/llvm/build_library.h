@@ -1,0 +1,25 @@
+// Turning kernels and an artifact container into one shared library.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kiln/codegen/llvm/target.h"
+#include "kiln/kernel/loop_ir.h"
+
+namespace kiln::codegen {
+
+struct BuildOptions {
+  Target target;
+  int optLevel = 3;  // 0..3, LLVM's optimisation level
+  // When set, the LLVM IR of the module (after optimisation) is written here.
+  std::string dumpLlvmPath;
+};
+
+// Generates machine code for FUNCS, embeds ARTIFACT (the serialized container) as
+// __kiln_artifact/__kiln_artifact_size, defines __kiln_backend_api, and links everything into the
+// shared library OUTPUT_PATH (written atomically). Throws kiln::Error when linking fails.
+void buildSharedLibrary(const std::vector<kernel::PrimFunc>& funcs, const std::string& artifact,
+                        const BuildOptions& options, const std::string& outputPath);
+
+}  // namespace kiln::codegen

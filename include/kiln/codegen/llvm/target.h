@@ -1,0 +1,28 @@
+// Code generation targets: an LLVM triple, CPU and feature string, parsed from "llvm -mcpu=...".
+#pragma once
+
+#include <string>
+
+#include "kiln/support/json.h"
+
+namespace kiln::codegen {
+
+struct Target {
+  std::string triple;    // "x86_64-pc-linux-gnu"
+  std::string cpu;       // "znver5"
+  std::string features;  // "+avx512f,+fma,..."
+
+  // The machine kiln runs on: LLVM's host triple, CPU name and detected features.
+  static Target host();
+  // "llvm", "llvm -mcpu=skylake-avx512", "llvm -mtriple=aarch64-linux-gnu -mattr=+neon";
+  // unspecified parts come from the host when the triple is the host's. Throws kiln::Error
+  // on an unknown key, triple or CPU, naming what was received and what is accepted.
+  static Target parse(const std::string& text);
+
+  // fp32 lanes of the widest vector unit the features enable (16, 8, 4 or 1).
+  int vectorLanes() const;
+  std::string str() const;  // "llvm -mtriple=... -mcpu=... -mattr=..."
+  Json toJson() const;
+};
+
+}  // namespace kiln::codegen

@@ -1,0 +1,123 @@
+// The graph IR: SSA values with static tensor types, nodes named by ONNX op type, one owning graph.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "kiln/runtime/ndarray.h"
+
+namespace kiln::ir {
+
+using runtime::DataType;
+using runtime::NDArray;
+using runtime::Shape;
+
+struct TensorType {
+  DataType dtype;
+  Shape shape;  // static after import; every dim >= 0
+
+  int64_t numel() const { return runtime::shapeNumel(shape); }
+  int rank() const { return static_cast<int>(shape.size()); }
+  std::string str() const;  // "float32[1,3,224,224]"
+  bool operator==(const TensorType& o) const { return dtype == o.dtype && shape == o.shape; }
+};
+
+struct Node;
+
+// An SSA value: a graph input, a constant (weights, folded values) or a node output.
+struct Value {
+  std::string name;
+  TensorType type;
+  Node* producer = nullptr;  // null for graph inputs and constants
+  int outputIndex = 0;
+  std::optional<NDArray> constant;  // set for constants
+
+  bool isConstant() const { return constant.has_value(); }
+};
+
+using AttrValue = std::variant<int64_t, double, std::string, std::vector<int64_t>,
+                               std::vector<double>, std::vector<std::string>, NDArray>;
+
+// Node attributes, ordered by name so printing is deterministic.
+class Attrs {
+ public:
+  bool has(const std::string& name) const { return map_.count(name) != 0; }
+  void set(const std::string& name, AttrValue v) { map_[name] = std::move(v); }
+  void erase(const std::string& name) { map_.erase(name); }
+  // Typed getters throw kiln::Error naming the attribute and its actual kind on a type mismatch.
+  int64_t getInt(const std::string& name, int64_t dflt) const;
+  int64_t getInt(const std::string& name) const;  // required
+  double getFloat(const std::string& name, double dflt) const;
+  std::string getString(const std::string& name, const std::string& dflt) const;
+  std::vector<int64_t> getInts(const std::string& name, std::vector<int64_t> dflt) const;
+  std::vector<double> getFloats(const std::string& name, std::vector<double> dflt) const;
+  const NDArray& getTensor(const std::string& name) const;
+  const std::map<std::string, AttrValue>& all() const { return map_; }
+
+ private:
+  std::map<std::string, AttrValue> map_;
+};
+
+struct Node {
+  std::string op;    // ONNX op type ("Conv") or a kiln op ("kiln.Copy")
+  std::string name;  // from the model, for diagnostics; unique within the graph
+  std::vector<Value*> inputs;  // nullptr marks an omitted optional input
+  std::vector<Value*> outputs;
+  Attrs attrs;
+  int group = -1;  // fused group id, set by fuse-ops; -1 before fusion
+};
+
+// Owns all values and nodes. nodes() is kept in topological order by every mutation.
+class Graph {
+ public:
+  Graph() = default;
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
+  Value* addInput(const std::string& name, TensorType type);
+  Value* addConstant(const std::string& name, NDArray data);
+  // Appends a node after all existing nodes (its inputs must already exist) with numOutputs new
+  // outputs named outputNames (or generated names). Output types are set by inferTypes().
+  Node* addNode(const std::string& op, const std::string& name, std::vector<Value*> inputs,
+                const std::vector<std::string>& outputNames, Attrs attrs = {});
+  // Inserts a node just before BEFORE; same contract as addNode.
+  Node* insertNode(Node* before, const std::string& op, const std::string& name,
+                   std::vector<Value*> inputs, const std::vector<std::string>& outputNames,
+                   Attrs attrs = {});
+  void removeNode(Node* node);  // its outputs must be unused
+
+  // Rewires every use of FROM (node inputs and graph outputs) to TO.
+  void replaceAllUses(Value* from, Value* to);
+  std::vector<Node*> users(const Value* v) const;
+  bool isGraphOutput(const Value* v) const;
+  // Removes nodes whose outputs reach no graph output, and unused constants.
+  void removeDeadCode();
+
+  const std::vector<Node*>& nodes() const { return order_; }
+  std::vector<Value*>& inputs() { return inputs_; }
+  const std::vector<Value*>& inputs() const { return inputs_; }
+  std::vector<Value*>& outputs() { return outputs_; }
+  const std::vector<Value*>& outputs() const { return outputs_; }
+  std::vector<Value*> constants() const;  // in creation order
+  Value* findValue(const std::string& name) const;  // nullptr when absent
+
+  // A name not yet used by any value or node: PREFIX, PREFIX_1, ...
+  std::string uniqueName(const std::string& prefix) const;
+
+  std::string name = "main";
+  int64_t opsetVersion = 13;
+
+ private:
+  std::vector<std::unique_ptr<Value>> values_;
+  std::vector<std::unique_ptr<Node>> nodeStore_;
+  std::vector<Node*> order_;
+  std::vector<Value*> inputs_;
+  std::vector<Value*> outputs_;
+};
+
+}  // namespace kiln::ir

@@ -1,0 +1,31 @@
+// The graph executor: runs a model's compiled kernels in order over one static memory plan.
+//
+// Executor metadata ("graph" executor), written by the compiler and read here:
+// {
+//   "storages": [{"size": BYTES}, ...],          // planned buffers, allocated once per executor
+//   "tensors":  [{"name": S, "shape": [..], "dtype": "float32",
+//                 "storage": SID, "offset": BYTES}  // SID -1: the tensor is a parameter
+//                , ...],
+//   "inputs":   [TENSOR_ID, ...],                 // model inputs only, in model order
+//   "outputs":  [TENSOR_ID, ...],
+//   "params":   [TENSOR_ID, ...],                 // named like the weights in the params blob
+//   "kernels":  [{"name": S, "symbol": S, "args": [TENSOR_ID, ...]}, ...]  // in run order
+// }
+// Each kernel is called as KilnKernelFn(args) with the data pointers of its arg tensors.
+#pragma once
+
+#include <string>
+
+#include "kiln/runtime/artifact.h"
+#include "kiln/runtime/module.h"
+#include "kiln/runtime/shared_library.h"
+
+namespace kiln::runtime {
+
+// The factory module for one model of a loaded library: calling it with a Device creates an
+// executor module with set_input, run, get_output, get_num_inputs, get_num_outputs,
+// get_input_index, get_input_info, get_output_info, load_params, share_params.
+// The factory also answers get_params, remove_params and list_models.
+Module makeGraphFactory(std::shared_ptr<SharedLibrary> library, const ArtifactModel& model);
+
+}  // namespace kiln::runtime

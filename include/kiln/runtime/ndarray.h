@@ -1,0 +1,58 @@
+// NDArray: a reference-counted, DLPack-compatible dense tensor; copies share storage.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kiln/runtime/data_type.h"
+
+namespace kiln::runtime {
+
+using Shape = std::vector<int64_t>;
+
+std::string shapeStr(const Shape& shape);  // "[1,3,224,224]"
+int64_t shapeNumel(const Shape& shape);
+
+class NDArray {
+ public:
+  NDArray() = default;  // a null array
+
+  // A new compact array, 64-byte aligned, contents uninitialised.
+  static NDArray empty(const Shape& shape, DataType dtype, Device device = Device::cpu());
+  // A new compact array holding a copy of BYTES (size must be numel * dtype.bytes()).
+  static NDArray fromBytes(const Shape& shape, DataType dtype, const void* bytes, size_t size);
+  // Takes ownership of a DLPack tensor (its deleter runs when the last reference goes).
+  // Throws kiln::Error for non-compact strides.
+  static NDArray fromDLPack(DLManagedTensor* tensor);
+
+  bool defined() const { return static_cast<bool>(c_); }
+  const Shape& shape() const;
+  DataType dtype() const;
+  Device device() const;
+  int ndim() const { return static_cast<int>(shape().size()); }
+  int64_t numel() const;
+  size_t nbytes() const;
+  void* data() const;  // includes the byte offset
+  template <typename T>
+  T* data() const { return static_cast<T*>(data()); }
+  const DLTensor* dl() const;
+
+  // A view sharing this array's storage: SHAPE/DTYPE at BYTE_OFFSET; checks it fits.
+  NDArray view(const Shape& shape, DataType dtype, size_t byteOffset = 0) const;
+  // Copies the contents of SRC; throws kiln::Error naming both shapes/dtypes when they differ.
+  void copyFrom(const NDArray& src);
+  NDArray clone() const;
+  // A DLPack handle that keeps this array alive until its deleter is called.
+  DLManagedTensor* toDLPack() const;
+
+  // True when both refer to the same storage and view.
+  bool sameAs(const NDArray& o) const { return c_ == o.c_; }
+
+ private:
+  struct Container;
+  std::shared_ptr<Container> c_;
+};
+
+}  // namespace kiln::runtime

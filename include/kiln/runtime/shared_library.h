@@ -1,0 +1,28 @@
+// A loaded shared library (dlopen), with symbol lookup that reports what was missing.
+#pragma once
+
+#include <memory>
+#include <string>
+
+namespace kiln::runtime {
+
+class SharedLibrary {
+ public:
+  // Throws kiln::Error with dlerror()'s text when PATH cannot be loaded.
+  explicit SharedLibrary(const std::string& path);
+  ~SharedLibrary();
+  SharedLibrary(const SharedLibrary&) = delete;
+  SharedLibrary& operator=(const SharedLibrary&) = delete;
+
+  // nullptr when absent.
+  void* findSymbol(const std::string& name) const;
+  // Throws kiln::Error naming the library and symbol when absent.
+  void* getSymbol(const std::string& name) const;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  void* handle_ = nullptr;
+};
+
+}  // namespace kiln::runtime

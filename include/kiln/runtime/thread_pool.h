@@ -1,0 +1,30 @@
+// The runtime's one thread pool: persistent workers, sized by KILN_NUM_THREADS, no per-call threads.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+namespace kiln::runtime {
+
+class ThreadPool {
+ public:
+  // The process-wide pool. Its size is KILN_NUM_THREADS if set, else the hardware concurrency.
+  static ThreadPool& global();
+
+  // Resizes the pool (1 = run everything on the calling thread). Not while a loop is running.
+  void setNumThreads(int n);
+  int numThreads() const;
+
+  // Calls fn(begin, end) on contiguous chunks covering [0, extent), the calling thread taking
+  // one chunk; returns when all chunks are done. Returns the first non-zero status.
+  int32_t parallelFor(int64_t extent, const std::function<int32_t(int64_t, int64_t)>& fn);
+
+  ~ThreadPool();
+
+ private:
+  ThreadPool();
+  struct Impl;
+  Impl* impl_;
+};
+
+}  // namespace kiln::runtime
