@@ -1,51 +1,91 @@
 // Text names of element types and devices, as used in metadata, the CLI and error messages.
 #include "kiln/runtime/data_type.h"
 
-#include <cstdlib>
+#include <charconv>
+#include <string_view>
 
 #include "kiln/support/error.h"
 
 namespace kiln::runtime {
 
+namespace {
+
+// Parses all of TEXT as a decimal number; false on anything else (empty, sign, trailing text).
+bool parseNumber(std::string_view text, unsigned& out) {
+  if (text.empty()) return false;
+  auto r = std::from_chars(text.data(), text.data() + text.size(), out);
+  return r.ec == std::errc() && r.ptr == text.data() + text.size();
+}
+
+}  // namespace
+
 DataType DataType::parse(const std::string& name) {
-  std::string base = name;
-  uint16_t lanes = 1;
+  std::string_view base = name;
+  unsigned lanes = 1;
   if (auto x = name.find('x'); x != std::string::npos) {
-    base = name.substr(0, x);
-    lanes = static_cast<uint16_t>(std::atoi(name.c_str() + x + 1));
+    base = std::string_view(name).substr(0, x);
+    if (!parseNumber(std::string_view(name).substr(x + 1), lanes) || lanes == 0 || lanes > 65535) {
+      throw Error(strCat("unknown data type '", name, "': lanes after 'x' must be 1..65535"));
+    }
   }
+  struct Prefix {
+    std::string_view text;
+    uint8_t code;
+  };
+  // Longest prefixes first: "uint" before "int", "bfloat" before "float".
+  static constexpr Prefix kPrefixes[] = {
+      {"bfloat", kDLBfloat}, {"float", kDLFloat}, {"uint", kDLUInt}, {"int", kDLInt}};
   DataType t;
+  unsigned bits = 0;
+  bool known = false;
   if (base == "bool") {
     t = boolean();
-  } else if (base.rfind("float", 0) == 0) {
-    t = {kDLFloat, static_cast<uint8_t>(std::atoi(base.c_str() + 5)), 1};
-  } else if (base.rfind("uint", 0) == 0) {
-    t = {kDLUInt, static_cast<uint8_t>(std::atoi(base.c_str() + 4)), 1};
-  } else if (base.rfind("int", 0) == 0) {
-    t = {kDLInt, static_cast<uint8_t>(std::atoi(base.c_str() + 3)), 1};
-  } else if (base == "bfloat16") {
-    t = {kDLBfloat, 16, 1};
+    bits = 8;
+    known = true;
   } else {
-    throw Error(strCat("unknown data type '", name,
-                       "'; expected one of bool, int8..int64, uint8..uint64, float16/32/64"));
+    for (const Prefix& p : kPrefixes) {
+      if (base.substr(0, p.text.size()) == p.text) {
+        known = parseNumber(base.substr(p.text.size()), bits);
+        t.code = p.code;
+        break;
+      }
+    }
   }
-  bool okBits = t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64;
-  if (!okBits || lanes == 0) {
+  if (!known) {
+    throw Error(strCat("unknown data type '", name,
+                       "'; expected one of bool, int8..int64, uint8..uint64, float16/32/64, "
+                       "bfloat16, optionally with lanes (float32x8)"));
+  }
+  bool okBits = bits == 8 || bits == 16 || bits == 32 || bits == 64;
+  if (!okBits || (t.code == kDLBfloat && bits != 16)) {
     throw Error(strCat("unknown data type '", name, "': bit width must be 8, 16, 32 or 64"));
   }
-  t.lanes = lanes;
+  t.bits = static_cast<uint8_t>(bits);
+  t.lanes = static_cast<uint16_t>(lanes);
   return t;
 }
 
 std::string DataType::str() const {
   std::string s;
   switch (code) {
-    case kDLBool: s = "bool"; break;
-    case kDLInt: s = strCat("int", int(bits)); break;
-    case kDLUInt: s = strCat("uint", int(bits)); break;
-    case kDLFloat: s = strCat("float", int(bits)); break;
-    case kDLBfloat: s = strCat("bfloat", int(bits)); break;
-    default: s = strCat("type", int(code), "_", int(bits)); break;
+    case kDLBool:
+      s = "bool";
+      break;
+    case kDLInt:
+      s = strCat("int", int(bits));
+      break;
+    case kDLUInt:
+      s = strCat("uint", int(bits));
+      break;
+    case kDLFloat:
+      s = strCat("float", int(bits));
+      break;
+    case kDLBfloat:
+      s = strCat("bfloat", int(bits));
+      break;
+    default:
+      s = strCat("type", int(code), "_", int(bits));
+      break;
   }
   if (lanes != 1) s += strCat("x", lanes);
   return s;

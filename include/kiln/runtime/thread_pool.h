@@ -1,4 +1,5 @@
-// The runtime's one thread pool: persistent workers, sized by KILN_NUM_THREADS, no per-call threads.
+// The runtime's one thread pool: persistent workers, sized by KILN_NUM_THREADS, no per-call
+// threads.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,8 @@ class ThreadPool {
   // Resizes the pool (1 = run everything on the calling thread). Not while a loop is running.
   void setNumThreads(int n);
   int numThreads() const;
+  // KILN_NUM_THREADS when it is a positive integer, else the hardware concurrency (at least 1).
+  static int defaultNumThreads();
 
   // Calls fn(begin, end) on contiguous chunks covering [0, extent), the calling thread taking
   // one chunk; returns when all chunks are done. Returns the first non-zero status.
@@ -24,6 +27,7 @@ class ThreadPool {
  private:
   ThreadPool();
   struct Impl;
+  Impl& live();  // impl_, replaced first when this process is a fork() child
   Impl* impl_;
 };
 

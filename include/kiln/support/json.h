@@ -1,4 +1,5 @@
-// A small JSON value, parser and writer: the runtime reads executor metadata without third-party code.
+// A small JSON value, parser and writer: the runtime reads executor metadata without third-party
+// code.
 #pragma once
 
 #include <cstdint>
@@ -49,7 +50,9 @@ class Json {
   const Json& at(const std::string& key) const;
   bool contains(const std::string& key) const;
   Json& operator[](const std::string& key);  // makes this an object if null
-  const Json& operator[](size_t i) const { return asArray().at(i); }
+  // Array element access; throws kiln::Error naming the index and the size when out of range.
+  const Json& operator[](size_t i) const;
+  Json& operator[](size_t i);
   size_t size() const;
   void push(Json v);  // makes this an array if null
 

@@ -1,0 +1,292 @@
+// The graph executor module: one model instance over its own static memory plan. All storage and
+// every kernel's argument array are built at creation, so run() only calls kernels.
+#include <map>
+
+#include "graph_plan.h"
+#include "kiln/runtime/artifact.h"
+#include "kiln/support/error.h"
+
+namespace kiln::runtime {
+
+namespace {
+
+std::string describe(const Shape& shape, DataType dtype) { return dtype.str() + shapeStr(shape); }
+
+Json tensorInfo(const GraphTensor& t) {
+  Json shape = Json::Array{};
+  for (int64_t d : t.shape) shape.push(Json(d));
+  Json info;
+  info["name"] = t.name;
+  info["shape"] = std::move(shape);
+  info["dtype"] = t.dtype.str();
+  return info;
+}
+
+class GraphExecutorNode final : public ModuleNode {
+ public:
+  GraphExecutorNode(std::shared_ptr<const GraphPlan> plan, const GraphParams& params, Device device)
+      : plan_(std::move(plan)) {
+    if (device.type != kDLCPU) {
+      throw Error(
+          strCat("model '", plan_->model, "': the graph executor runs on cpu, got ", device.str()));
+    }
+    for (size_t size : plan_->storageSizes) {
+      storages_.push_back(NDArray::empty({static_cast<int64_t>(size)}, DataType::uint8(), device));
+    }
+    tensors_.resize(plan_->tensors.size());
+    for (size_t i = 0; i < plan_->tensors.size(); ++i) {
+      const GraphTensor& t = plan_->tensors[i];
+      if (t.storage >= 0) tensors_[i] = storages_[t.storage].view(t.shape, t.dtype, t.offset);
+    }
+    KILN_CHECK(params.size() == plan_->params.size(), "params do not match the plan");
+    for (size_t p = 0; p < params.size(); ++p) tensors_[plan_->params[p]] = params[p];
+    args_.resize(plan_->totalArgs);
+    size_t start = 0;
+    for (const GraphKernel& k : plan_->kernels) {
+      argStart_.push_back(start);
+      start += k.args.size();
+    }
+    refreshArgs();
+  }
+
+  const char* typeKey() const override { return "graph_executor"; }
+
+  PackedFunc getFunction(const std::string& name) override {
+    auto it = functions().find(name);
+    if (it == functions().end()) return {};
+    auto self = std::static_pointer_cast<GraphExecutorNode>(shared_from_this());
+    Method method = it->second;
+    return PackedFunc([self, method](const Args& args) { return method(*self, args); });
+  }
+
+  std::vector<std::string> functionNames() const override {
+    std::vector<std::string> names;
+    for (const auto& [name, method] : functions()) names.push_back(name);
+    return names;
+  }
+
+ private:
+  using Method = Value (*)(GraphExecutorNode&, const Args&);
+
+  static const std::map<std::string, Method>& functions() {
+    static const std::map<std::string, Method> table = {
+        {"set_input", [](GraphExecutorNode& n, const Args& a) { return n.setInput(a); }},
+        {"get_input", [](GraphExecutorNode& n, const Args& a) { return n.getInput(a); }},
+        {"run",
+         [](GraphExecutorNode& n, const Args& a) {
+           checkArgCount("run", a, 0);
+           n.run();
+           return Value();
+         }},
+        {"get_output", [](GraphExecutorNode& n, const Args& a) { return n.getOutput(a); }},
+        {"get_num_inputs",
+         [](GraphExecutorNode& n, const Args& a) {
+           checkArgCount("get_num_inputs", a, 0);
+           return Value(static_cast<int64_t>(n.plan_->inputs.size()));
+         }},
+        {"get_num_outputs",
+         [](GraphExecutorNode& n, const Args& a) {
+           checkArgCount("get_num_outputs", a, 0);
+           return Value(static_cast<int64_t>(n.plan_->outputs.size()));
+         }},
+        {"get_input_index",
+         [](GraphExecutorNode& n, const Args& a) {
+           checkArgCount("get_input_index", a, 1);
+           return Value(n.plan_->inputIndex(a[0].asString()));
+         }},
+        {"get_input_info",
+         [](GraphExecutorNode& n, const Args& a) {
+           checkArgCount("get_input_info", a, 0);
+           return Value(n.info(n.plan_->inputs));
+         }},
+        {"get_output_info",
+         [](GraphExecutorNode& n, const Args& a) {
+           checkArgCount("get_output_info", a, 0);
+           return Value(n.info(n.plan_->outputs));
+         }},
+        {"load_params",
+         [](GraphExecutorNode& n, const Args& a) {
+           checkArgCount("load_params", a, 1);
+           n.replaceParams(a[0].asBytes());
+           return Value();
+         }},
+        {"share_params", [](GraphExecutorNode& n, const Args& a) { return n.shareParams(a); }},
+    };
+    return table;
+  }
+
+  // The data pointers of every kernel's arguments, rebuilt only when parameters change.
+  void refreshArgs() {
+    missingParams_ = 0;
+    for (int64_t id : plan_->params) missingParams_ += tensors_[id].defined() ? 0 : 1;
+    for (size_t k = 0; k < plan_->kernels.size(); ++k) {
+      const std::vector<int64_t>& ids = plan_->kernels[k].args;
+      for (size_t j = 0; j < ids.size(); ++j) {
+        const NDArray& t = tensors_[ids[j]];
+        args_[argStart_[k] + j] = t.defined() ? t.data() : nullptr;
+      }
+    }
+  }
+
+  // An input position from a name or an index, for set_input/get_input.
+  size_t inputPosition(const char* function, const Value& which) const {
+    if (which.isString()) {
+      int64_t i = plan_->inputIndex(which.asString());
+      if (i < 0) {
+        throw Error(strCat(function, ": model '", plan_->model, "' has no input named '",
+                           which.asString(), "' (its inputs are: ", plan_->inputNames(), ")"));
+      }
+      return static_cast<size_t>(i);
+    }
+    if (!which.isInt()) {
+      throw Error(strCat(function, ": expected an input name or index, got a ", which.typeName()));
+    }
+    int64_t i = which.asInt();
+    if (i < 0 || static_cast<size_t>(i) >= plan_->inputs.size()) {
+      throw Error(strCat(function, ": input index ", i, " is out of range; model '", plan_->model,
+                         "' has ", plan_->inputs.size(), " inputs"));
+    }
+    return static_cast<size_t>(i);
+  }
+
+  size_t outputPosition(const Value& which) const {
+    int64_t i = which.asInt();
+    if (i < 0 || static_cast<size_t>(i) >= plan_->outputs.size()) {
+      throw Error(strCat("get_output: output index ", i, " is out of range; model '", plan_->model,
+                         "' has ", plan_->outputs.size(), " outputs"));
+    }
+    return static_cast<size_t>(i);
+  }
+
+  Value setInput(const Args& a) {
+    checkArgCount("set_input", a, 2);
+    size_t pos = inputPosition("set_input", a[0]);
+    const GraphTensor& t = plan_->tensors[plan_->inputs[pos]];
+    const NDArray& value = a[1].asNDArray();
+    if (value.shape() != t.shape || value.dtype() != t.dtype) {
+      throw Error(strCat("set_input('", t.name, "'): expected ", describe(t.shape, t.dtype),
+                         ", got ", describe(value.shape(), value.dtype())));
+    }
+    tensors_[plan_->inputs[pos]].copyFrom(value);
+    return Value();
+  }
+
+  Value getInput(const Args& a) {
+    checkArgCount("get_input", a, 1);
+    return Value(tensors_[plan_->inputs[inputPosition("get_input", a[0])]].clone());
+  }
+
+  void run() {
+    if (missingParams_ != 0) {
+      std::string missing;
+      for (int64_t id : plan_->params) {
+        if (tensors_[id].defined()) continue;
+        missing += (missing.empty() ? "" : ", ") + plan_->tensors[id].name;
+      }
+      throw Error(strCat("run(): model '", plan_->model, "': parameters not loaded (missing ",
+                         missingParams_, ": ", missing, "); call load_params first"));
+    }
+    void** args = args_.data();
+    for (size_t k = 0; k < plan_->kernels.size(); ++k) {
+      const GraphKernel& kernel = plan_->kernels[k];
+      int32_t status = kernel.fn(args + argStart_[k]);
+      if (status != 0) {
+        throw Error(strCat("run(): model '", plan_->model, "': kernel '", kernel.name,
+                           "' (symbol '", kernel.symbol, "') failed with status ", status));
+      }
+    }
+  }
+
+  Value getOutput(const Args& a) {
+    if (a.size() != 1 && a.size() != 2) {
+      throw Error(strCat("get_output: expected 1 or 2 arguments (index[, out]), got ", a.size()));
+    }
+    const NDArray& result = tensors_[plan_->outputs[outputPosition(a[0])]];
+    if (a.size() == 1) return Value(result.clone());
+    NDArray out = a[1].asNDArray();
+    out.copyFrom(result);
+    return Value(out);
+  }
+
+  Json info(const std::vector<int64_t>& ids) const {
+    Json list = Json::Array{};
+    for (int64_t id : ids) list.push(tensorInfo(plan_->tensors[id]));
+    return list;
+  }
+
+  // Checks NAME/ARRAY against the plan; returns the parameter's position.
+  size_t checkParam(const char* function, const std::string& name, const NDArray& array) const {
+    int64_t p = plan_->paramIndex(name);
+    if (p < 0) {
+      throw Error(strCat(function, ": model '", plan_->model, "' has no parameter named '", name,
+                         "' (its parameters are: ", plan_->paramNames(), ")"));
+    }
+    const GraphTensor& t = plan_->tensors[plan_->params[p]];
+    if (!array.defined()) throw Error(strCat(function, "('", name, "'): parameter is not loaded"));
+    if (array.shape() != t.shape || array.dtype() != t.dtype) {
+      throw Error(strCat(function, "('", name, "'): expected ", describe(t.shape, t.dtype),
+                         ", got ", describe(array.shape(), array.dtype())));
+    }
+    return static_cast<size_t>(p);
+  }
+
+  // New arrays replace the shared ones, so the factory and other executors keep their weights.
+  void replaceParams(const Bytes& bytes) {
+    ParamList list = runtime::loadParams(bytes.data);
+    std::vector<size_t> positions;
+    for (const auto& [name, array] : list)
+      positions.push_back(checkParam("load_params", name, array));
+    for (size_t i = 0; i < list.size(); ++i) tensors_[plan_->params[positions[i]]] = list[i].second;
+    refreshArgs();
+  }
+
+  // share_params(other[, bytes]): use OTHER's parameter arrays (only those named in BYTES).
+  Value shareParams(const Args& a) {
+    if (a.size() != 1 && a.size() != 2) {
+      throw Error(
+          strCat("share_params: expected 1 or 2 arguments (executor[, params]), got ", a.size()));
+    }
+    Module otherModule = a[0].asModule();
+    auto* other = dynamic_cast<GraphExecutorNode*>(otherModule.node());
+    if (!other) {
+      throw Error(strCat("share_params: expected a graph_executor module, got '",
+                         otherModule.defined() ? otherModule.typeKey() : "null", "'"));
+    }
+    std::vector<std::string> names;
+    if (a.size() == 2) {
+      for (const auto& [name, array] : runtime::loadParams(a[1].asBytes().data))
+        names.push_back(name);
+    } else {
+      for (int64_t id : plan_->params) names.push_back(plan_->tensors[id].name);
+    }
+    std::vector<std::pair<size_t, NDArray>> updates;
+    for (const std::string& name : names) {
+      int64_t theirs = other->plan_->paramIndex(name);
+      if (theirs < 0) {
+        throw Error(strCat("share_params: the other executor (model '", other->plan_->model,
+                           "') has no parameter named '", name, "'"));
+      }
+      const NDArray& array = other->tensors_[other->plan_->params[theirs]];
+      updates.emplace_back(checkParam("share_params", name, array), array);
+    }
+    for (auto& [p, array] : updates) tensors_[plan_->params[p]] = array;
+    refreshArgs();
+    return Value();
+  }
+
+  std::shared_ptr<const GraphPlan> plan_;
+  std::vector<NDArray> storages_;
+  std::vector<NDArray> tensors_;  // per tensor id: a view into a storage, or a parameter
+  std::vector<void*> args_;       // every kernel's argument pointers, back to back
+  std::vector<size_t> argStart_;  // per kernel: where its arguments start in args_
+  size_t missingParams_ = 0;
+};
+
+}  // namespace
+
+Module makeGraphExecutor(std::shared_ptr<const GraphPlan> plan, const GraphParams& params,
+                         Device device) {
+  return Module(std::make_shared<GraphExecutorNode>(std::move(plan), params, device));
+}
+
+}  // namespace kiln::runtime

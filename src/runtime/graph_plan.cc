@@ -1,0 +1,210 @@
+// Reads and checks graph executor metadata once per model: the metadata comes from a file, so
+// every id, offset and size is validated before an executor trusts it with raw pointers.
+#include "graph_plan.h"
+
+#include <limits>
+#include <set>
+
+#include "kiln/support/error.h"
+
+namespace kiln::runtime {
+
+namespace {
+
+std::string joinNames(const GraphPlan& plan, const std::vector<int64_t>& ids) {
+  std::string s;
+  for (size_t i = 0; i < ids.size() && i < 32; ++i) {
+    s += (i ? ", " : "") + plan.tensors[ids[i]].name;
+  }
+  if (ids.size() > 32) s += strCat(", ... (", ids.size(), " in all)");
+  return s.empty() ? "none" : s;
+}
+
+int64_t indexByName(const GraphPlan& plan, const std::vector<int64_t>& ids,
+                    const std::string& name) {
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (plan.tensors[ids[i]].name == name) return static_cast<int64_t>(i);
+  }
+  return -1;
+}
+
+// Parses one metadata section, tracking the field being read so errors can name it.
+class PlanReader {
+ public:
+  PlanReader(const Json& meta, GraphPlan& plan) : meta_(meta), plan_(plan) {}
+
+  void read() {
+    readStorages();
+    readTensors();
+    plan_.inputs = readIds("inputs");
+    plan_.outputs = readIds("outputs");
+    plan_.params = readIds("params");
+    checkRoles();
+    readKernels();
+  }
+
+  const std::string& where() const { return where_; }
+
+ private:
+  static size_t nonNegative(const Json& j, const char* what) {
+    int64_t v = j.asInt();
+    if (v < 0) throw Error(strCat(what, " must be >= 0, got ", v));
+    return static_cast<size_t>(v);
+  }
+
+  int64_t tensorId(const Json& j) const {
+    int64_t id = j.asInt();
+    if (id < 0 || static_cast<size_t>(id) >= plan_.tensors.size()) {
+      throw Error(strCat("tensor id ", id, " is out of range [0, ", plan_.tensors.size(), ")"));
+    }
+    return id;
+  }
+
+  void readStorages() {
+    const Json::Array& storages = (where_ = "storages", meta_.at("storages").asArray());
+    for (size_t i = 0; i < storages.size(); ++i) {
+      where_ = strCat("storages[", i, "].size");
+      plan_.storageSizes.push_back(nonNegative(storages[i].at("size"), "a storage size"));
+    }
+  }
+
+  void readTensors() {
+    const Json::Array& tensors = (where_ = "tensors", meta_.at("tensors").asArray());
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      const Json& t = tensors[i];
+      GraphTensor g;
+      where_ = strCat("tensors[", i, "].name");
+      g.name = t.at("name").asString();
+      where_ = strCat("tensors[", i, "].shape");
+      for (const Json& d : t.at("shape").asArray()) g.shape.push_back(d.asInt());
+      shapeNumel(g.shape);  // rejects negative and overflowing dimensions here
+      where_ = strCat("tensors[", i, "].dtype");
+      g.dtype = DataType::parse(t.at("dtype").asString());
+      g.nbytes = checkedBytes(g);
+      where_ = strCat("tensors[", i, "].storage");
+      g.storage = t.at("storage").asInt();
+      if (g.storage != -1) checkPlacement(g, t, i);
+      plan_.tensors.push_back(std::move(g));
+    }
+  }
+
+  static size_t checkedBytes(const GraphTensor& g) {
+    auto numel = static_cast<uint64_t>(shapeNumel(g.shape));
+    uint64_t bytes = g.dtype.bytes();
+    if (bytes != 0 && numel > std::numeric_limits<uint64_t>::max() / bytes) {
+      throw Error(strCat("tensor ", g.dtype.str(), shapeStr(g.shape), " is too large"));
+    }
+    return numel * bytes;
+  }
+
+  void checkPlacement(GraphTensor& g, const Json& t, size_t i) {
+    if (g.storage < 0 || static_cast<size_t>(g.storage) >= plan_.storageSizes.size()) {
+      throw Error(strCat("storage id ", g.storage, " is out of range [0, ",
+                         plan_.storageSizes.size(), ") (-1 marks a parameter)"));
+    }
+    where_ = strCat("tensors[", i, "].offset");
+    g.offset = nonNegative(t.at("offset"), "an offset");
+    size_t size = plan_.storageSizes[g.storage];
+    if (g.offset > size || g.nbytes > size - g.offset) {
+      throw Error(strCat("tensor '", g.name, "' (", g.nbytes, " bytes at offset ", g.offset,
+                         ") does not fit in storage ", g.storage, " of ", size, " bytes"));
+    }
+  }
+
+  std::vector<int64_t> readIds(const char* key) {
+    where_ = key;
+    std::vector<int64_t> ids;
+    const Json::Array& arr = meta_.at(key).asArray();
+    for (size_t i = 0; i < arr.size(); ++i) {
+      where_ = strCat(key, "[", i, "]");
+      ids.push_back(tensorId(arr[i]));
+    }
+    return ids;
+  }
+
+  void checkUniqueNames(const char* key, const std::vector<int64_t>& ids) {
+    std::set<std::string> names;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      where_ = strCat(key, "[", i, "]");
+      if (!names.insert(plan_.tensors[ids[i]].name).second) {
+        throw Error(strCat("duplicate name '", plan_.tensors[ids[i]].name, "'"));
+      }
+    }
+  }
+
+  void checkRoles() {
+    std::vector<bool> isParam(plan_.tensors.size(), false);
+    for (size_t i = 0; i < plan_.params.size(); ++i) {
+      where_ = strCat("params[", i, "]");
+      const GraphTensor& t = plan_.tensors[plan_.params[i]];
+      if (t.storage != -1) throw Error(strCat("parameter '", t.name, "' must have storage -1"));
+      isParam[plan_.params[i]] = true;
+    }
+    for (size_t i = 0; i < plan_.inputs.size(); ++i) {
+      where_ = strCat("inputs[", i, "]");
+      const GraphTensor& t = plan_.tensors[plan_.inputs[i]];
+      if (t.storage == -1) throw Error(strCat("input '", t.name, "' has no storage"));
+    }
+    for (size_t i = 0; i < plan_.tensors.size(); ++i) {
+      where_ = strCat("tensors[", i, "].storage");
+      if (plan_.tensors[i].storage == -1 && !isParam[i]) {
+        throw Error(strCat("tensor '", plan_.tensors[i].name,
+                           "' has storage -1 but is not listed in \"params\""));
+      }
+    }
+    checkUniqueNames("inputs", plan_.inputs);
+    checkUniqueNames("params", plan_.params);
+  }
+
+  void readKernels() {
+    const Json::Array& kernels = (where_ = "kernels", meta_.at("kernels").asArray());
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      GraphKernel k;
+      where_ = strCat("kernels[", i, "].name");
+      k.name = kernels[i].at("name").asString();
+      where_ = strCat("kernels[", i, "].args");
+      for (const Json& a : kernels[i].at("args").asArray()) k.args.push_back(tensorId(a));
+      where_ = strCat("kernels[", i, "].symbol");
+      k.symbol = kernels[i].at("symbol").asString();
+      k.fn = reinterpret_cast<KilnKernelFn>(plan_.library->getSymbol(k.symbol));
+      plan_.totalArgs += k.args.size();
+      plan_.kernels.push_back(std::move(k));
+    }
+  }
+
+  const Json& meta_;
+  GraphPlan& plan_;
+  std::string where_ = "metadata";
+};
+
+}  // namespace
+
+int64_t GraphPlan::paramIndex(const std::string& name) const {
+  return indexByName(*this, params, name);
+}
+
+int64_t GraphPlan::inputIndex(const std::string& name) const {
+  return indexByName(*this, inputs, name);
+}
+
+std::string GraphPlan::paramNames() const { return joinNames(*this, params); }
+std::string GraphPlan::inputNames() const { return joinNames(*this, inputs); }
+
+std::shared_ptr<const GraphPlan> parseGraphPlan(const Json& metadata,
+                                                std::shared_ptr<SharedLibrary> library,
+                                                const std::string& model) {
+  auto plan = std::make_shared<GraphPlan>();
+  plan->model = model;
+  plan->library = std::move(library);
+  KILN_CHECK(plan->library, "a graph plan needs its library");
+  PlanReader reader(metadata, *plan);
+  try {
+    reader.read();
+  } catch (const Error& e) {
+    throw Error(strCat("model '", model, "': invalid graph executor metadata at ", reader.where(),
+                       ": ", e.what()));
+  }
+  return plan;
+}
+
+}  // namespace kiln::runtime

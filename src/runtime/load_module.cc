@@ -1,0 +1,146 @@
+// loadModule: opens a compiled artifact, checks its container, connects its kernels to the
+// runtime's thread pool and returns the root module that creates executors per model.
+#include <dlfcn.h>
+#include <link.h>
+
+#include <map>
+
+#include "kiln/runtime/artifact.h"
+#include "kiln/runtime/backend_api.h"
+#include "kiln/runtime/graph_executor.h"
+#include "kiln/runtime/module.h"
+#include "kiln/runtime/shared_library.h"
+#include "kiln/runtime/thread_pool.h"
+#include "kiln/support/error.h"
+#include "kiln/support/file.h"
+
+namespace kiln::runtime {
+
+namespace {
+
+// Generated code is C: no exception may cross back into it.
+int32_t parallelLaunch(KilnParallelBody body, void* closure, int64_t extent) {
+  try {
+    return ThreadPool::global().parallelFor(
+        extent, [body, closure](int64_t begin, int64_t end) { return body(begin, end, closure); });
+  } catch (...) {
+    return -1;
+  }
+}
+
+const KilnBackendApi kBackendApi = {KILN_BACKEND_API_VERSION, &parallelLaunch};
+
+// A wrong __kiln_artifact_size would make the parser read past the symbol; the ELF symbol table
+// knows the array's real size, so check against it when the loader can tell.
+void checkSymbolHolds(const void* data, uint64_t declared, const std::string& path) {
+  Dl_info info;
+  void* extra = nullptr;
+  if (!::dladdr1(data, &info, &extra, RTLD_DL_SYMENT) || !extra) return;
+  const auto* symbol = static_cast<const ElfW(Sym)*>(extra);
+  if (symbol->st_size == 0) return;
+  if (declared > symbol->st_size) {
+    throw Error(strCat("artifact '", path, "' is malformed: ", KILN_SYMBOL_ARTIFACT_SIZE, " says ",
+                       declared, " bytes but ", KILN_SYMBOL_ARTIFACT, " holds ", symbol->st_size));
+  }
+}
+
+class LibraryNode final : public ModuleNode {
+ public:
+  LibraryNode(std::shared_ptr<SharedLibrary> library, Artifact artifact)
+      : library_(std::move(library)),
+        target_(std::move(artifact.target)),
+        producer_(std::move(artifact.producer)) {
+    for (const ArtifactModel& m : artifact.models) {
+      if (m.executor != "graph") {
+        throw Error(strCat("artifact '", library_->path(), "': model '", m.name, "' uses the '",
+                           m.executor,
+                           "' executor, which this runtime does not support (it supports: graph)"));
+      }
+      try {
+        factories_.emplace(m.name, makeGraphFactory(library_, m));
+      } catch (const Error& e) {
+        throw Error(strCat("artifact '", library_->path(), "': ", e.what()));
+      }
+      order_.push_back(m.name);
+    }
+  }
+
+  const char* typeKey() const override { return "library"; }
+
+  PackedFunc getFunction(const std::string& name) override {
+    auto self = std::static_pointer_cast<LibraryNode>(shared_from_this());
+    if (auto it = factories_.find(name); it != factories_.end()) {
+      Module factory = it->second;
+      return PackedFunc([factory](const Args& a) { return factory["create"].callPacked(a); });
+    }
+    if (name == "list_models") {
+      return PackedFunc([self](const Args& a) {
+        checkArgCount("list_models", a, 0);
+        Json names = Json::Array{};
+        for (const std::string& n : self->order_) names.push(Json(n));
+        return Value(names);
+      });
+    }
+    if (name == "get_factory") {
+      return PackedFunc([self](const Args& a) {
+        checkArgCount("get_factory", a, 1);
+        return Value(self->factory(a[0].asString()));
+      });
+    }
+    if (name == "get_target")
+      return PackedFunc([self](const Args&) { return Value(self->target_); });
+    if (name == "get_producer") {
+      return PackedFunc([self](const Args&) { return Value(self->producer_); });
+    }
+    return {};
+  }
+
+  std::vector<std::string> functionNames() const override {
+    std::vector<std::string> names = order_;
+    for (const char* n : {"list_models", "get_factory", "get_target", "get_producer"}) {
+      names.push_back(n);
+    }
+    return names;
+  }
+
+ private:
+  Module factory(const std::string& name) const {
+    auto it = factories_.find(name);
+    if (it == factories_.end()) {
+      std::string models;
+      for (const std::string& n : order_) models += (models.empty() ? "" : ", ") + n;
+      throw Error(strCat("artifact '", library_->path(), "' has no model named '", name,
+                         "' (it has: ", models.empty() ? "none" : models, ")"));
+    }
+    return it->second;
+  }
+
+  std::shared_ptr<SharedLibrary> library_;
+  Json target_;
+  std::string producer_;
+  std::map<std::string, Module> factories_;
+  std::vector<std::string> order_;
+};
+
+}  // namespace
+
+Module loadModule(const std::string& path) {
+  if (!fileExists(path)) throw Error(strCat("cannot load module '", path, "': no such file"));
+  auto library = std::make_shared<SharedLibrary>(path);
+  const void* data = library->findSymbol(KILN_SYMBOL_ARTIFACT);
+  const void* size = library->findSymbol(KILN_SYMBOL_ARTIFACT_SIZE);
+  if (!data || !size) {
+    throw Error(strCat("'", path, "' is not a kiln artifact: it does not define the symbols ",
+                       KILN_SYMBOL_ARTIFACT, " and ", KILN_SYMBOL_ARTIFACT_SIZE));
+  }
+  uint64_t declared = *static_cast<const uint64_t*>(size);
+  checkSymbolHolds(data, declared, path);
+  Artifact artifact = parseArtifact(data, declared, path);
+  // Kernels reach the thread pool through this pointer; a library without it has no parallel code.
+  if (void* api = library->findSymbol(KILN_SYMBOL_BACKEND_API)) {
+    *static_cast<const KilnBackendApi**>(api) = &kBackendApi;
+  }
+  return Module(std::make_shared<LibraryNode>(std::move(library), std::move(artifact)));
+}
+
+}  // namespace kiln::runtime

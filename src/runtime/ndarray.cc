@@ -1,0 +1,217 @@
+// NDArray storage: 64-byte aligned buffers shared by views, and zero-copy DLPack exchange.
+#include "kiln/runtime/ndarray.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+#include "kiln/support/error.h"
+
+namespace kiln::runtime {
+
+namespace {
+
+constexpr size_t kAlignment = 64;  // a cache line, and the widest vector register (AVX-512)
+
+size_t byteSize(const Shape& shape, DataType dtype) {
+  auto numel = static_cast<uint64_t>(shapeNumel(shape));
+  uint64_t bytes = dtype.bytes();
+  if (bytes != 0 && numel > std::numeric_limits<size_t>::max() / bytes) {
+    throw Error(strCat("tensor ", dtype.str(), shapeStr(shape), " is too large to address"));
+  }
+  return static_cast<size_t>(numel * bytes);
+}
+
+std::string describe(const Shape& shape, DataType dtype) { return dtype.str() + shapeStr(shape); }
+
+}  // namespace
+
+std::string shapeStr(const Shape& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += strCat(i ? "," : "", shape[i]);
+  return s + "]";
+}
+
+int64_t shapeNumel(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0) throw Error(strCat("invalid shape ", shapeStr(shape), ": dimensions must be >= 0"));
+    if (d != 0 && n > std::numeric_limits<int64_t>::max() / d) {
+      throw Error(strCat("invalid shape ", shapeStr(shape), ": element count overflows int64"));
+    }
+    n *= d;
+  }
+  return n;
+}
+
+// One view of some storage. `owner` keeps the bytes alive; `capacity` is how many bytes follow
+// dl.data, so views can be bounds-checked.
+struct NDArray::Container {
+  std::shared_ptr<void> owner;
+  size_t capacity = 0;
+  Shape shape;
+  DLTensor dl{};
+
+  Container(std::shared_ptr<void> ownerIn, size_t capacityIn, void* base, uint64_t byteOffset,
+            Shape shapeIn, DataType dtype, Device device)
+      : owner(std::move(ownerIn)), capacity(capacityIn), shape(std::move(shapeIn)) {
+    dl.data = base;
+    dl.device = device.dl();
+    dl.ndim = static_cast<int32_t>(shape.size());
+    dl.dtype = dtype.dl();
+    dl.shape = shape.data();
+    dl.strides = nullptr;
+    dl.byte_offset = byteOffset;
+  }
+  Container(const Container&) = delete;  // dl.shape points into this object
+  Container& operator=(const Container&) = delete;
+};
+
+NDArray NDArray::empty(const Shape& shape, DataType dtype, Device device) {
+  if (device.type != kDLCPU) {
+    throw Error(strCat("cannot allocate an NDArray on ", device.str(),
+                       ": this runtime allocates only on cpu"));
+  }
+  size_t nbytes = byteSize(shape, dtype);
+  size_t rounded = nbytes == 0 ? kAlignment : (nbytes + kAlignment - 1) / kAlignment * kAlignment;
+  if (rounded < nbytes) throw Error(strCat("cannot allocate ", nbytes, " bytes"));
+  void* p = std::aligned_alloc(kAlignment, rounded);
+  if (!p) throw Error(strCat("cannot allocate ", nbytes, " bytes for ", describe(shape, dtype)));
+  NDArray a;
+  a.c_ = std::make_shared<Container>(std::shared_ptr<void>(p, std::free), rounded, p, 0, shape,
+                                     dtype, device);
+  return a;
+}
+
+NDArray NDArray::fromBytes(const Shape& shape, DataType dtype, const void* bytes, size_t size) {
+  size_t expected = byteSize(shape, dtype);
+  if (size != expected) {
+    throw Error(strCat("NDArray::fromBytes: ", describe(shape, dtype), " needs ", expected,
+                       " bytes, got ", size));
+  }
+  NDArray a = empty(shape, dtype);
+  if (size) std::memcpy(a.data(), bytes, size);
+  return a;
+}
+
+NDArray NDArray::fromDLPack(DLManagedTensor* tensor) {
+  if (!tensor) throw Error("NDArray::fromDLPack: got a null DLManagedTensor");
+  const DLTensor& t = tensor->dl_tensor;
+  if (t.ndim < 0 || (t.ndim > 0 && !t.shape)) {
+    throw Error(strCat("NDArray::fromDLPack: invalid ndim ", t.ndim, " or null shape"));
+  }
+  Shape shape(t.shape, t.shape + t.ndim);
+  DataType dtype = DataType::fromDL(t.dtype);
+  size_t nbytes = byteSize(shape, dtype);
+  if (t.device.device_type != kDLCPU) {
+    throw Error(strCat("NDArray::fromDLPack: expected a cpu tensor, got device type ",
+                       static_cast<int>(t.device.device_type)));
+  }
+  if (t.strides) {
+    int64_t expected = 1;
+    for (int i = t.ndim - 1; i >= 0; --i) {
+      if (shape[i] != 1 && t.strides[i] != expected) {
+        throw Error(strCat("NDArray::fromDLPack: only compact row-major tensors are supported; ",
+                           describe(shape, dtype), " has stride ", t.strides[i], " in dimension ",
+                           i, " where ", expected, " was expected"));
+      }
+      expected *= shape[i];
+    }
+  }
+  if (!t.data && nbytes != 0) throw Error("NDArray::fromDLPack: null data pointer");
+  // Validation done: from here on the array owns the tensor.
+  std::shared_ptr<void> owner(tensor, [](void* p) {
+    auto* m = static_cast<DLManagedTensor*>(p);
+    if (m->deleter) m->deleter(m);
+  });
+  NDArray a;
+  a.c_ = std::make_shared<Container>(std::move(owner), t.byte_offset + nbytes, t.data,
+                                     t.byte_offset, std::move(shape), dtype,
+                                     Device{t.device.device_type, t.device.device_id});
+  return a;
+}
+
+const Shape& NDArray::shape() const {
+  if (!c_) throw Error("use of a null NDArray");
+  return c_->shape;
+}
+
+DataType NDArray::dtype() const {
+  if (!c_) throw Error("use of a null NDArray");
+  return DataType::fromDL(c_->dl.dtype);
+}
+
+Device NDArray::device() const {
+  if (!c_) throw Error("use of a null NDArray");
+  return Device{c_->dl.device.device_type, c_->dl.device.device_id};
+}
+
+int64_t NDArray::numel() const { return shapeNumel(shape()); }
+
+size_t NDArray::nbytes() const { return byteSize(shape(), dtype()); }
+
+void* NDArray::data() const {
+  if (!c_) throw Error("use of a null NDArray");
+  return static_cast<char*>(c_->dl.data) + c_->dl.byte_offset;
+}
+
+const DLTensor* NDArray::dl() const {
+  if (!c_) throw Error("use of a null NDArray");
+  return &c_->dl;
+}
+
+NDArray NDArray::view(const Shape& shape, DataType dtype, size_t byteOffset) const {
+  if (!c_) throw Error("cannot take a view of a null NDArray");
+  size_t need = byteSize(shape, dtype);
+  uint64_t start = c_->dl.byte_offset + byteOffset;
+  if (start < byteOffset || start > c_->capacity || need > c_->capacity - start) {
+    throw Error(strCat("view ", describe(shape, dtype), " at byte offset ", byteOffset,
+                       " does not fit in ", describe(this->shape(), this->dtype()), " (",
+                       c_->capacity - std::min<uint64_t>(c_->dl.byte_offset, c_->capacity),
+                       " bytes available)"));
+  }
+  NDArray a;
+  a.c_ = std::make_shared<Container>(c_->owner, c_->capacity, c_->dl.data, start, shape, dtype,
+                                     device());
+  return a;
+}
+
+void NDArray::copyFrom(const NDArray& src) {
+  if (!c_ || !src.c_) throw Error("copyFrom: source and destination must both be non-null");
+  if (src.shape() != shape() || src.dtype() != dtype()) {
+    throw Error(strCat("cannot copy ", describe(src.shape(), src.dtype()), " into ",
+                       describe(shape(), dtype()), ": ",
+                       src.dtype() != dtype() ? "data types differ" : "shapes differ"));
+  }
+  size_t n = nbytes();
+  if (n) std::memmove(data(), src.data(), n);
+}
+
+NDArray NDArray::clone() const {
+  NDArray a = empty(shape(), dtype(), device());
+  a.copyFrom(*this);
+  return a;
+}
+
+namespace {
+// A DLManagedTensor that keeps its NDArray's container alive until the consumer deletes it.
+struct ExportedTensor {
+  DLManagedTensor managed;
+  std::shared_ptr<const void> keep;  // the exported array's container
+};
+}  // namespace
+
+DLManagedTensor* NDArray::toDLPack() const {
+  if (!c_) throw Error("cannot export a null NDArray to DLPack");
+  auto* e = new ExportedTensor{};
+  e->keep = c_;
+  e->managed.dl_tensor = c_->dl;
+  e->managed.manager_ctx = e;
+  e->managed.deleter = [](DLManagedTensor* self) {
+    delete static_cast<ExportedTensor*>(self->manager_ctx);
+  };
+  return &e->managed;
+}
+
+}  // namespace kiln::runtime

@@ -1,0 +1,621 @@
+// End-to-end tests of loadModule and the graph executor without the compiler: hand-written C
+// kernels plus an artifact container built here are compiled with `cc` into a real shared library.
+#include "kiln/runtime/graph_executor.h"
+
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <random>
+
+#include "kiln/runtime/thread_pool.h"
+#include "test_util.h"
+
+// Every allocation in the process is counted, so a test can prove run() allocates nothing.
+namespace {
+std::atomic<long> gAllocations{0};
+}  // namespace
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"  // malloc/free pair up by design here
+void* operator new(size_t size) {
+  ++gAllocations;
+  if (void* p = std::malloc(size ? size : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, size_t) noexcept { std::free(p); }
+#pragma GCC diagnostic pop
+
+namespace kiln::runtime {
+namespace {
+
+using test::contains;
+using test::errorOf;
+
+constexpr int kRows = 2;
+constexpr int kCols = 4;
+constexpr int kN = kRows * kCols;
+
+// out = relu(x + y + w) with w broadcast over rows; "sum" = x + y is a second output.
+// k_padd_w runs through the runtime's pool via __kiln_backend_api.
+const char* kKernels = R"C(
+#include <stdint.h>
+#include "kiln/runtime/backend_api.h"
+
+const KilnBackendApi* __kiln_backend_api = 0;
+
+int32_t k_add(void* const* a) {
+  const float* x = a[0]; const float* y = a[1]; float* o = a[2];
+  for (int i = 0; i < 8; ++i) o[i] = x[i] + y[i];
+  return 0;
+}
+
+typedef struct { const float* x; const float* w; float* o; } AddW;
+static int32_t addw_body(int64_t begin, int64_t end, void* closure) {
+  AddW* s = closure;
+  for (int64_t i = begin; i < end; ++i) s->o[i] = s->x[i] + s->w[i % 4];
+  return 0;
+}
+int32_t k_padd_w(void* const* a) {
+  AddW s = {a[0], a[1], a[2]};
+  if (!__kiln_backend_api || __kiln_backend_api->version != KILN_BACKEND_API_VERSION) return 99;
+  return __kiln_backend_api->parallel_launch(addw_body, &s, 8);
+}
+
+int32_t k_relu(void* const* a) {
+  const float* x = a[0]; float* o = a[1];
+  for (int i = 0; i < 8; ++i) o[i] = x[i] > 0 ? x[i] : 0;
+  return 0;
+}
+
+int32_t k_fail(void* const* a) { (void)a; return 7; }
+
+static int32_t fail_body(int64_t begin, int64_t end, void* closure) {
+  (void)closure;
+  return (begin <= 5 && 5 < end) ? 3 : 0;
+}
+int32_t k_pfail(void* const* a) {
+  (void)a;
+  return __kiln_backend_api->parallel_launch(fail_body, 0, 8);
+}
+)C";
+
+Json tensor(const std::string& name, const Shape& shape, int64_t storage, int64_t offset = 0,
+            const std::string& dtype = "float32") {
+  Json t;
+  t["name"] = name;
+  Json s = Json::Array{};
+  for (int64_t d : shape) s.push(Json(d));
+  t["shape"] = s;
+  t["dtype"] = dtype;
+  t["storage"] = storage;
+  if (storage >= 0) t["offset"] = offset;
+  return t;
+}
+
+Json ids(std::initializer_list<int> list) {
+  Json a = Json::Array{};
+  for (int i : list) a.push(Json(i));
+  return a;
+}
+
+Json kernel(const std::string& name, const std::string& symbol, std::initializer_list<int> args) {
+  Json k;
+  k["name"] = name;
+  k["symbol"] = symbol;
+  k["args"] = ids(args);
+  return k;
+}
+
+Json storages(std::initializer_list<int> sizes) {
+  Json a = Json::Array{};
+  for (int s : sizes) {
+    Json st;
+    st["size"] = s;
+    a.push(st);
+  }
+  return a;
+}
+
+// tensors: 0 x, 1 y, 2 w (param), 3 sum (storage 2), 4 t1 (storage 3 at offset 32), 5 out.
+Json defaultMetadata() {
+  Json m;
+  m["storages"] = storages({32, 32, 32, 64, 32});
+  m["tensors"] = Json::Array{tensor("x", {kRows, kCols}, 0),
+                             tensor("y", {kRows, kCols}, 1),
+                             tensor("w", {kCols}, -1),
+                             tensor("sum", {kRows, kCols}, 2),
+                             tensor("t1", {kRows, kCols}, 3, 32),
+                             tensor("out", {kRows, kCols}, 4)};
+  m["inputs"] = ids({0, 1});
+  m["outputs"] = ids({5, 3});
+  m["params"] = ids({2});
+  m["kernels"] =
+      Json::Array{kernel("add", "k_add", {0, 1, 3}), kernel("add_w", "k_padd_w", {3, 2, 4}),
+                  kernel("relu", "k_relu", {4, 5})};
+  return m;
+}
+
+// A one-kernel model over an input of 8 floats.
+Json singleKernelMetadata(const std::string& symbol) {
+  Json m;
+  m["storages"] = storages({32, 32});
+  m["tensors"] = Json::Array{tensor("in", {kN}, 0), tensor("out", {kN}, 1)};
+  m["inputs"] = ids({0});
+  m["outputs"] = ids({1});
+  m["params"] = Json::Array{};
+  m["kernels"] = Json::Array{kernel(symbol + "_node", symbol, {0, 1})};
+  return m;
+}
+
+NDArray floats(const Shape& shape, const std::vector<float>& values) {
+  return NDArray::fromBytes(shape, DataType::float32(), values.data(),
+                            values.size() * sizeof(float));
+}
+
+std::vector<float> toVector(const NDArray& a) {
+  return std::vector<float>(a.data<float>(), a.data<float>() + a.numel());
+}
+
+ArtifactModel model(const std::string& name, Json metadata, std::string params = "") {
+  return ArtifactModel{name, "graph", std::move(metadata), std::move(params)};
+}
+
+std::string cArray(const std::string& bytes) {
+  std::string s;
+  for (unsigned char c : bytes) s += std::to_string(c) + ",";
+  return s;
+}
+
+std::string librarySource(const Artifact& artifact) {
+  std::string bytes = serializeArtifact(artifact);
+  return std::string(kKernels) + "\nconst unsigned char __kiln_artifact[] = {" + cArray(bytes) +
+         "};\nconst unsigned long long __kiln_artifact_size = " + std::to_string(bytes.size()) +
+         "ULL;\n";
+}
+
+class GraphExecutorTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new test::ScratchDir("graph_executor_test");
+    std::mt19937 rng(2024);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    weights_ = new std::vector<float>(kCols);
+    for (float& v : *weights_) v = dist(rng);
+
+    Artifact a;
+    a.target = Json::parse(R"({"triple":"host"})");
+    a.models = {
+        model("default", defaultMetadata(), saveParams({{"w", floats({kCols}, *weights_)}})),
+        model("relu_only", singleKernelMetadata("k_relu")),
+        model("failing", singleKernelMetadata("k_fail")),
+        model("pfailing", singleKernelMetadata("k_pfail"))};
+    build(a, "model.so");
+
+    Artifact newer = a;
+    newer.formatVersion = 7;
+    newer.producer = "kiln 9.0.0";
+    build(newer, "version7.so");
+
+    // A library whose size symbol overstates its artifact array.
+    std::string bytes = serializeArtifact(a);
+    std::string lying = std::string(kKernels) + "const unsigned char __kiln_artifact[] = {" +
+                        cArray(bytes) + "};\nconst unsigned long long __kiln_artifact_size = " +
+                        std::to_string(bytes.size() + 4096) + "ULL;\n";
+    ASSERT_EQ(test::compileSharedLibrary(lying, dir_->file("lying.so")), "");
+
+    std::string err =
+        test::compileSharedLibrary("int unrelated(void) { return 1; }\n", dir_->file("plain.so"));
+    ASSERT_EQ(err, "");
+  }
+
+  static void TearDownTestSuite() {
+    delete dir_;
+    delete weights_;
+  }
+
+  static void build(const Artifact& a, const std::string& name) {
+    std::string err = test::compileSharedLibrary(librarySource(a), dir_->file(name));
+    ASSERT_EQ(err, "") << err;
+  }
+
+  void SetUp() override {
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+    x_.resize(kN);
+    y_.resize(kN);
+    for (float& v : x_) v = dist(rng);
+    for (float& v : y_) v = dist(rng);
+  }
+
+  void TearDown() override { ThreadPool::global().setNumThreads(ThreadPool::defaultNumThreads()); }
+
+  static std::string path(const std::string& name) { return dir_->file(name); }
+
+  // relu(x + y + w), computed independently of the kernels.
+  std::vector<float> expected(const std::vector<float>& w) const {
+    std::vector<float> out(kN);
+    for (int i = 0; i < kN; ++i) out[i] = std::max(0.0f, (x_[i] + y_[i]) + w[i % kCols]);
+    return out;
+  }
+
+  Module executor(const Module& lib) const {
+    Module ex = lib["default"](Device::cpu()).asModule();
+    ex["set_input"]("x", floats({kRows, kCols}, x_));
+    ex["set_input"](1, floats({kRows, kCols}, y_));
+    return ex;
+  }
+
+  static void expectNear(const std::vector<float>& got, const std::vector<float>& want) {
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-6f) << i;
+  }
+
+  static inline test::ScratchDir* dir_ = nullptr;
+  static inline std::vector<float>* weights_ = nullptr;
+  std::vector<float> x_, y_;
+};
+
+TEST_F(GraphExecutorTest, RunsTheModelAndComputesTheRightNumbers) {
+  Module lib = loadModule(path("model.so"));
+  EXPECT_STREQ(lib.typeKey(), "library");
+  Module ex = executor(lib);
+  EXPECT_STREQ(ex.typeKey(), "graph_executor");
+  ex["run"]();
+  expectNear(toVector(ex["get_output"](0).asNDArray()), expected(*weights_));
+  std::vector<float> sum(kN);
+  for (int i = 0; i < kN; ++i) sum[i] = x_[i] + y_[i];
+  expectNear(toVector(ex["get_output"](1).asNDArray()), sum);
+}
+
+TEST_F(GraphExecutorTest, SameResultsForEveryPoolSize) {
+  Module lib = loadModule(path("model.so"));
+  for (int threads : {1, 2, 3, 8}) {
+    ThreadPool::global().setNumThreads(threads);
+    Module ex = executor(lib);
+    ex["run"]();
+    expectNear(toVector(ex["get_output"](0).asNDArray()), expected(*weights_));
+  }
+}
+
+TEST_F(GraphExecutorTest, GetOutputReturnsACopyOrFillsTheGivenArray) {
+  Module lib = loadModule(path("model.so"));
+  Module ex = executor(lib);
+  ex["run"]();
+  NDArray first = ex["get_output"](0).asNDArray();
+  std::vector<float> before = toVector(first);
+  for (float& v : x_) v += 10.0f;
+  ex["set_input"]("x", floats({kRows, kCols}, x_));
+  ex["run"]();
+  EXPECT_EQ(toVector(first), before);  // earlier result untouched by the second run
+  NDArray out = NDArray::empty({kRows, kCols}, DataType::float32());
+  NDArray returned = ex["get_output"](0, out).asNDArray();
+  EXPECT_TRUE(returned.sameAs(out));
+  expectNear(toVector(out), expected(*weights_));
+  NDArray wrong = NDArray::empty({kN}, DataType::float32());
+  EXPECT_THROW(ex["get_output"](0, wrong), Error);
+  std::string msg = errorOf([&] { ex["get_output"](2); });
+  EXPECT_TRUE(contains(msg, "output index 2 is out of range")) << msg;
+  EXPECT_THROW(ex["get_output"](-1), Error);
+}
+
+TEST_F(GraphExecutorTest, InfoFunctionsDescribeInputsAndOutputsButNotWeights) {
+  Module ex = loadModule(path("model.so"))["default"](Device::cpu()).asModule();
+  EXPECT_EQ(ex["get_num_inputs"]().asInt(), 2);
+  EXPECT_EQ(ex["get_num_outputs"]().asInt(), 2);
+  EXPECT_EQ(ex["get_input_index"]("x").asInt(), 0);
+  EXPECT_EQ(ex["get_input_index"]("y").asInt(), 1);
+  EXPECT_EQ(ex["get_input_index"]("w").asInt(), -1);
+  EXPECT_EQ(ex["get_input_index"]("nope").asInt(), -1);
+  Json in = ex["get_input_info"]().asJson();
+  EXPECT_EQ(in.dump(), R"([{"dtype":"float32","name":"x","shape":[2,4]},)"
+                       R"({"dtype":"float32","name":"y","shape":[2,4]}])");
+  Json out = ex["get_output_info"]().asJson();
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].at("name").asString(), "out");
+  EXPECT_EQ(out[1].at("name").asString(), "sum");
+  EXPECT_EQ(out[1].at("shape")[1].asInt(), kCols);
+}
+
+TEST_F(GraphExecutorTest, SetInputErrorsNameWhatWasExpected) {
+  Module ex = loadModule(path("model.so"))["default"](Device::cpu()).asModule();
+  EXPECT_EQ(errorOf([&] {
+              ex["set_input"]("x", NDArray::empty({2, 5}, DataType::float32()));
+            }),
+            "set_input('x'): expected float32[2,4], got float32[2,5]");
+  EXPECT_EQ(errorOf([&] {
+              ex["set_input"](1, NDArray::empty({2, 4}, DataType::int32()));
+            }),
+            "set_input('y'): expected float32[2,4], got int32[2,4]");
+  std::string msg = errorOf([&] {
+    ex["set_input"]("z", NDArray::empty({2, 4}, DataType::float32()));
+  });
+  EXPECT_TRUE(contains(msg, "no input named 'z'")) << msg;
+  EXPECT_TRUE(contains(msg, "x, y")) << msg;
+  msg = errorOf([&] { ex["set_input"]("w", NDArray::empty({4}, DataType::float32())); });
+  EXPECT_TRUE(contains(msg, "no input named 'w'")) << msg;
+  msg = errorOf([&] { ex["set_input"](2, NDArray::empty({2, 4}, DataType::float32())); });
+  EXPECT_TRUE(contains(msg, "input index 2 is out of range")) << msg;
+  EXPECT_THROW(ex["set_input"](-1, NDArray::empty({2, 4}, DataType::float32())), Error);
+  EXPECT_THROW(ex["set_input"]("x", "not an array"), Error);
+  EXPECT_THROW(ex["set_input"]("x"), Error);
+  EXPECT_THROW(ex["set_input"](1.5, NDArray::empty({2, 4}, DataType::float32())), Error);
+  EXPECT_EQ(errorOf([&] { ex["run"](1); }), "run: expected 0 arguments, got 1");
+  msg = errorOf([&] { ex["no_such_function"]; });
+  EXPECT_TRUE(contains(msg, "module 'graph_executor' has no function 'no_such_function'")) << msg;
+  EXPECT_TRUE(contains(msg, "set_input")) << msg;
+}
+
+TEST_F(GraphExecutorTest, GetInputReturnsWhatWasSet) {
+  Module ex = executor(loadModule(path("model.so")));
+  EXPECT_EQ(toVector(ex["get_input"]("y").asNDArray()), y_);
+  EXPECT_EQ(toVector(ex["get_input"](0).asNDArray()), x_);
+}
+
+TEST_F(GraphExecutorTest, LoadParamsIsCopyOnWrite) {
+  Module lib = loadModule(path("model.so"));
+  Module a = executor(lib);
+  Module b = executor(lib);
+  std::vector<float> w2 = {1.0f, -1.0f, 0.5f, 2.0f};
+  a["load_params"](Bytes{saveParams({{"w", floats({kCols}, w2)}})});
+  a["run"]();
+  b["run"]();
+  expectNear(toVector(a["get_output"](0).asNDArray()), expected(w2));
+  // The factory's weights and the other executor's are untouched.
+  expectNear(toVector(b["get_output"](0).asNDArray()), expected(*weights_));
+  Module c = executor(lib);
+  c["run"]();
+  expectNear(toVector(c["get_output"](0).asNDArray()), expected(*weights_));
+}
+
+TEST_F(GraphExecutorTest, LoadParamsChecksNamesShapesAndBytes) {
+  Module ex = executor(loadModule(path("model.so")));
+  std::string msg = errorOf([&] {
+    ex["load_params"](Bytes{saveParams({{"w", NDArray::empty({5}, DataType::float32())}})});
+  });
+  EXPECT_EQ(msg, "load_params('w'): expected float32[4], got float32[5]");
+  msg = errorOf([&] {
+    ex["load_params"](Bytes{saveParams({{"v", NDArray::empty({4}, DataType::float32())}})});
+  });
+  EXPECT_TRUE(contains(msg, "no parameter named 'v'")) << msg;
+  EXPECT_TRUE(contains(msg, "its parameters are: w")) << msg;
+  EXPECT_THROW(ex["load_params"](Bytes{"garbage"}), Error);
+  EXPECT_THROW(ex["load_params"]("a string, not bytes"), Error);
+  // A failed load changes nothing.
+  ex["run"]();
+  expectNear(toVector(ex["get_output"](0).asNDArray()), expected(*weights_));
+}
+
+TEST_F(GraphExecutorTest, GetParamsAndRemoveParams) {
+  Module lib = loadModule(path("model.so"));
+  Module factory = lib["get_factory"]("default").asModule();
+  EXPECT_STREQ(factory.typeKey(), "graph_factory");
+  Bytes params = factory["get_params"]().asBytes();
+  ParamList list = loadParams(params.data);
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0].first, "w");
+  EXPECT_EQ(toVector(list[0].second), *weights_);
+
+  Module bare = factory["remove_params"]().asModule();
+  EXPECT_STREQ(bare.typeKey(), "graph_factory");
+  EXPECT_TRUE(loadParams(bare["get_params"]().asBytes().data).empty());
+  Module ex = bare["create"](Device::cpu()).asModule();
+  ex["set_input"]("x", floats({kRows, kCols}, x_));
+  ex["set_input"]("y", floats({kRows, kCols}, y_));
+  std::string msg = errorOf([&] { ex["run"](); });
+  EXPECT_TRUE(contains(msg, "parameters not loaded")) << msg;
+  EXPECT_TRUE(contains(msg, "w")) << msg;
+  ex["load_params"](params);
+  ex["run"]();
+  expectNear(toVector(ex["get_output"](0).asNDArray()), expected(*weights_));
+  // The original factory still has its weights.
+  Module full = factory["default"](Device::cpu()).asModule();
+  full["set_input"]("x", floats({kRows, kCols}, x_));
+  full["set_input"]("y", floats({kRows, kCols}, y_));
+  EXPECT_NO_THROW(full["run"]());
+  EXPECT_EQ(factory["list_models"]().asJson().dump(), R"(["default"])");
+}
+
+TEST_F(GraphExecutorTest, ShareParamsUsesTheOtherExecutorsArrays) {
+  Module lib = loadModule(path("model.so"));
+  Module owner = executor(lib);
+  std::vector<float> w2 = {-3.0f, 3.0f, 0.0f, 1.0f};
+  owner["load_params"](Bytes{saveParams({{"w", floats({kCols}, w2)}})});
+  Module bare = lib["get_factory"]("default").asModule()["remove_params"]().asModule();
+  Module user = bare["create"](Device::cpu()).asModule();
+  user["set_input"]("x", floats({kRows, kCols}, x_));
+  user["set_input"]("y", floats({kRows, kCols}, y_));
+  user["share_params"](owner);
+  user["run"]();
+  expectNear(toVector(user["get_output"](0).asNDArray()), expected(w2));
+  std::string msg = errorOf([&] { user["share_params"](lib); });
+  EXPECT_TRUE(contains(msg, "expected a graph_executor module, got 'library'")) << msg;
+  // Sharing from an executor that has no weights is an error, not a null pointer.
+  Module empty = bare["create"](Device::cpu()).asModule();
+  EXPECT_THROW(user["share_params"](empty), Error);
+  Module other = lib["relu_only"](Device::cpu()).asModule();
+  EXPECT_THROW(user["share_params"](other), Error);
+}
+
+TEST_F(GraphExecutorTest, RunAllocatesNothing) {
+  Module ex = executor(loadModule(path("model.so")));
+  PackedFunc run = ex["run"];
+  run();  // warm up: the pool and everything lazy exist now
+  long before = gAllocations.load();
+  for (int i = 0; i < 100; ++i) run.callPacked(Args{});
+  EXPECT_EQ(gAllocations.load(), before);
+}
+
+TEST_F(GraphExecutorTest, FailingKernelsAreNamedWithTheirStatus) {
+  Module lib = loadModule(path("model.so"));
+  Module ex = lib["failing"](Device::cpu()).asModule();
+  std::string msg = errorOf([&] { ex["run"](); });
+  EXPECT_TRUE(contains(msg, "kernel 'k_fail_node'")) << msg;
+  EXPECT_TRUE(contains(msg, "status 7")) << msg;
+  for (int threads : {1, 4}) {
+    ThreadPool::global().setNumThreads(threads);
+    Module p = lib["pfailing"](Device::cpu()).asModule();
+    msg = errorOf([&] { p["run"](); });
+    EXPECT_TRUE(contains(msg, "kernel 'k_pfail_node'")) << msg;
+    EXPECT_TRUE(contains(msg, "status 3")) << threads << ": " << msg;
+  }
+}
+
+TEST_F(GraphExecutorTest, SeveralModelsInOneLibrary) {
+  Module lib = loadModule(path("model.so"));
+  EXPECT_EQ(lib["list_models"]().asJson().dump(),
+            R"(["default","relu_only","failing","pfailing"])");
+  Module relu = lib["relu_only"](Device::cpu()).asModule();
+  relu["set_input"]("in", floats({kN}, x_));
+  relu["run"]();
+  std::vector<float> want(kN);
+  for (int i = 0; i < kN; ++i) want[i] = std::max(0.0f, x_[i]);
+  EXPECT_EQ(toVector(relu["get_output"](0).asNDArray()), want);
+  std::string msg = errorOf([&] { lib["get_factory"]("nope"); });
+  EXPECT_TRUE(contains(msg, "no model named 'nope'")) << msg;
+  EXPECT_TRUE(contains(msg, "default, relu_only")) << msg;
+  msg = errorOf([&] { lib["nope"]; });
+  EXPECT_TRUE(contains(msg, "module 'library' has no function 'nope'")) << msg;
+  EXPECT_EQ(lib["get_target"]().asJson().at("triple").asString(), "host");
+  EXPECT_EQ(lib["get_producer"]().asString(), producerVersion());
+}
+
+TEST_F(GraphExecutorTest, ExecutorsKeepTheLibraryAlive) {
+  Module ex;
+  {
+    Module lib = loadModule(path("model.so"));
+    ex = executor(lib);
+  }
+  ex["run"]();
+  expectNear(toVector(ex["get_output"](0).asNDArray()), expected(*weights_));
+}
+
+TEST_F(GraphExecutorTest, OnlyCpuDevices) {
+  Module lib = loadModule(path("model.so"));
+  std::string msg = errorOf([&] { lib["default"](Device{kDLCUDA, 0}); });
+  EXPECT_TRUE(contains(msg, "cpu")) << msg;
+  EXPECT_THROW(lib["default"](), Error);
+  EXPECT_THROW(lib["default"]("cpu"), Error);
+}
+
+TEST_F(GraphExecutorTest, OtherFormatVersionIsAClearError) {
+  std::string msg = errorOf([&] { loadModule(path("version7.so")); });
+  EXPECT_EQ(msg, strCat("artifact '", path("version7.so"),
+                        "' was written with container format version 7 by kiln 9.0.0; this "
+                        "runtime (",
+                        producerVersion(), ") reads format version ", kArtifactFormatVersion));
+}
+
+TEST_F(GraphExecutorTest, OverstatedArtifactSizeIsCaughtBeforeReading) {
+  std::string msg = errorOf([&] { loadModule(path("lying.so")); });
+  EXPECT_TRUE(contains(msg, "lying.so")) << msg;
+  EXPECT_TRUE(contains(msg, "__kiln_artifact_size says")) << msg;
+}
+
+TEST_F(GraphExecutorTest, LibrariesWithoutAnArtifactAndMissingFiles) {
+  std::string msg = errorOf([&] { loadModule(path("plain.so")); });
+  EXPECT_TRUE(contains(msg, "not a kiln artifact")) << msg;
+  EXPECT_TRUE(contains(msg, path("plain.so"))) << msg;
+  msg = errorOf([&] { loadModule(path("missing.so")); });
+  EXPECT_TRUE(contains(msg, path("missing.so"))) << msg;
+  EXPECT_TRUE(contains(msg, "no such file")) << msg;
+  // A file that is not a shared library at all: dlopen's reason is in the message.
+  writeFileAtomic(path("text.so"), std::string("not an ELF file"));
+  msg = errorOf([&] { loadModule(path("text.so")); });
+  EXPECT_TRUE(contains(msg, "cannot load shared library")) << msg;
+  EXPECT_TRUE(contains(msg, "text.so")) << msg;
+}
+
+TEST_F(GraphExecutorTest, SharedLibrarySymbolLookup) {
+  SharedLibrary lib(path("model.so"));
+  EXPECT_NE(lib.findSymbol("k_add"), nullptr);
+  EXPECT_EQ(lib.findSymbol("k_nope"), nullptr);
+  std::string msg = errorOf([&] { lib.getSymbol("k_nope"); });
+  EXPECT_TRUE(contains(msg, "has no symbol 'k_nope'")) << msg;
+  EXPECT_TRUE(contains(msg, "model.so")) << msg;
+}
+
+// Metadata errors, checked through makeGraphFactory on the already-built library.
+class GraphMetadataTest : public GraphExecutorTest {
+ protected:
+  std::string factoryError(const Json& metadata, const std::string& params = "") {
+    auto lib = std::make_shared<SharedLibrary>(path("model.so"));
+    return errorOf([&] { makeGraphFactory(lib, model("m", metadata, params)); });
+  }
+};
+
+TEST_F(GraphMetadataTest, ValidMetadataBuildsAFactory) {
+  EXPECT_EQ(factoryError(defaultMetadata()), "<no error>");
+}
+
+TEST_F(GraphMetadataTest, MissingKernelSymbolIsNamed) {
+  Json m = defaultMetadata();
+  m["kernels"].asArray()[1]["symbol"] = "k_missing";
+  std::string msg = factoryError(m);
+  EXPECT_TRUE(contains(msg, "model 'm'")) << msg;
+  EXPECT_TRUE(contains(msg, "kernels[1].symbol")) << msg;
+  EXPECT_TRUE(contains(msg, "k_missing")) << msg;
+}
+
+TEST_F(GraphMetadataTest, OutOfRangeIdsOffsetsAndSizesAreRejected) {
+  struct Case {
+    std::function<void(Json&)> edit;
+    std::string where;
+  };
+  std::vector<Case> cases = {
+      {[](Json& m) { m["tensors"].asArray()[4]["offset"] = 40; }, "tensors[4].offset"},
+      {[](Json& m) { m["tensors"].asArray()[4]["offset"] = -1; }, "tensors[4].offset"},
+      {[](Json& m) { m["tensors"].asArray()[0]["storage"] = 9; }, "tensors[0].storage"},
+      {[](Json& m) {
+         m["tensors"].asArray()[0]["shape"] = ids({2, -4});
+       },
+       "tensors[0].shape"},
+      {[](Json& m) { m["tensors"].asArray()[0]["dtype"] = "float31"; }, "tensors[0].dtype"},
+      {[](Json& m) {
+         m["inputs"] = ids({0, 6});
+       },
+       "inputs[1]"},
+      {[](Json& m) {
+         m["inputs"] = ids({0, 2});
+       },
+       "inputs[1]"},  // a parameter as input
+      {[](Json& m) {
+         m["inputs"] = ids({0, 0});
+       },
+       "inputs[1]"},  // duplicate name
+      {[](Json& m) {
+         m["params"] = ids({2, 3});
+       },
+       "params[1]"},  // has storage
+      {[](Json& m) { m["params"] = ids({}); }, "tensors[2].storage"},
+      {[](Json& m) {
+         m["kernels"].asArray()[0]["args"] = ids({0, 1, 99});
+       },
+       "kernels[0].args"},
+      {[](Json& m) { m["storages"].asArray()[0]["size"] = "big"; }, "storages[0].size"},
+      {[](Json& m) { m.asObject().erase("outputs"); }, "outputs"},
+      {[](Json& m) { m["kernels"] = Json(3); }, "kernels"},
+  };
+  for (const Case& c : cases) {
+    Json m = defaultMetadata();
+    c.edit(m);
+    std::string msg = factoryError(m);
+    EXPECT_TRUE(contains(msg, "at " + c.where + ":")) << c.where << ": " << msg;
+  }
+}
+
+TEST_F(GraphMetadataTest, WeightsMustMatchTheGraph) {
+  std::string msg = factoryError(defaultMetadata(),
+                                 saveParams({{"w", NDArray::empty({3}, DataType::float32())}}));
+  EXPECT_TRUE(contains(msg, "float32[3]")) << msg;
+  EXPECT_TRUE(contains(msg, "float32[4]")) << msg;
+  msg = factoryError(defaultMetadata(),
+                     saveParams({{"q", NDArray::empty({4}, DataType::float32())}}));
+  EXPECT_TRUE(contains(msg, "'q'")) << msg;
+  msg = factoryError(defaultMetadata(), "not params");
+  EXPECT_TRUE(contains(msg, "invalid weights")) << msg;
+}
+
+}  // namespace
+}  // namespace kiln::runtime

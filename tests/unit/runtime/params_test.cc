@@ -1,0 +1,131 @@
+// Tests for the params format: tensors survive a round trip bit for bit; malformed bytes are
+// errors.
+#include <cstring>
+#include <random>
+
+#include "kiln/runtime/artifact.h"
+#include "test_util.h"
+
+namespace kiln::runtime {
+namespace {
+
+NDArray randomArray(const Shape& shape, DataType dtype, std::mt19937& rng) {
+  NDArray a = NDArray::empty(shape, dtype);
+  auto* p = static_cast<uint8_t*>(a.data());
+  for (size_t i = 0; i < a.nbytes(); ++i) p[i] = static_cast<uint8_t>(rng());
+  return a;
+}
+
+ParamList sampleParams() {
+  std::mt19937 rng(7);
+  return {{"conv.weight", randomArray({4, 3, 3, 3}, DataType::float32(), rng)},
+          {"bias", randomArray({4}, DataType::float64(), rng)},
+          {"scalar", randomArray({}, DataType::int64(), rng)},
+          {"empty", randomArray({0, 5}, DataType::int8(), rng)},
+          {"mask", randomArray({7}, DataType::boolean(), rng)},
+          {"half", randomArray({3}, DataType::float16(), rng)},
+          {"vec", randomArray({2}, DataType::parse("float32x4"), rng)}};
+}
+
+// Offset of the first byte after the first tensor's name ("conv.weight"): its dtype code.
+size_t firstDtypeOffset() { return 8 + 8 + 4 + std::strlen("conv.weight"); }
+
+TEST(Params, RoundTripKeepsNamesOrderTypesShapesAndBytes) {
+  ParamList params = sampleParams();
+  std::string bytes = saveParams(params);
+  ParamList back = loadParams(bytes);
+  ASSERT_EQ(back.size(), params.size());
+  for (size_t i = 0; i < params.size(); ++i) {
+    const auto& [name, a] = params[i];
+    const auto& [backName, b] = back[i];
+    EXPECT_EQ(backName, name);
+    EXPECT_EQ(b.shape(), a.shape()) << name;
+    EXPECT_EQ(b.dtype(), a.dtype()) << name;
+    ASSERT_EQ(b.nbytes(), a.nbytes()) << name;
+    EXPECT_EQ(std::memcmp(b.data(), a.data(), a.nbytes()), 0) << name;
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(b.data()) % 64, 0u) << name;
+  }
+  EXPECT_EQ(saveParams(back), bytes);
+  EXPECT_TRUE(loadParams(saveParams({})).empty());
+}
+
+TEST(Params, TruncationAtEveryLengthIsAnError) {
+  std::string bytes = saveParams(sampleParams());
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    std::string msg = test::errorOf([&] { loadParams(bytes.substr(0, n)); });
+    EXPECT_TRUE(test::contains(msg, "params blob is malformed")) << n << ": " << msg;
+  }
+}
+
+TEST(Params, WrongMagicTrailingBytesAndDuplicates) {
+  std::string bytes = saveParams(sampleParams());
+  std::string bad = bytes;
+  bad[0] = 'X';
+  EXPECT_TRUE(test::contains(test::errorOf([&] { loadParams(bad); }), "KILNPRMS"));
+  EXPECT_TRUE(
+      test::contains(test::errorOf([&] { loadParams(bytes + "!"); }), "1 unexpected bytes"));
+  NDArray a = NDArray::empty({1}, DataType::float32());
+  std::string dup = saveParams({{"x", a}, {"x", a}});
+  EXPECT_TRUE(test::contains(test::errorOf([&] { loadParams(dup); }), "duplicate tensor name 'x'"));
+}
+
+TEST(Params, InvalidDtypeIsAnErrorWithOffset) {
+  std::string bytes = saveParams(sampleParams());
+  size_t at = firstDtypeOffset();
+  ASSERT_EQ(bytes[at], static_cast<char>(kDLFloat));
+  std::string bad = bytes;
+  bad[at] = 99;
+  std::string msg = test::errorOf([&] { loadParams(bad); });
+  EXPECT_TRUE(test::contains(msg, strCat("byte offset ", at))) << msg;
+  EXPECT_TRUE(test::contains(msg, "conv.weight")) << msg;
+  bad = bytes;
+  bad[at + 1] = 12;  // 12-bit floats do not exist
+  EXPECT_THROW(loadParams(bad), Error);
+  bad = bytes;
+  bad[at + 2] = bad[at + 3] = 0;  // zero lanes
+  EXPECT_THROW(loadParams(bad), Error);
+}
+
+TEST(Params, ShapeAndByteCountMustAgree) {
+  std::string bytes = saveParams(sampleParams());
+  size_t dims = firstDtypeOffset() + 4 + 4;  // after dtype and ndim
+  std::string bad = bytes;
+  bad[dims] = 5;  // first dimension 4 -> 5: byte count no longer matches
+  std::string msg = test::errorOf([&] { loadParams(bad); });
+  EXPECT_TRUE(test::contains(msg, "conv.weight")) << msg;
+  EXPECT_TRUE(test::contains(msg, "needs")) << msg;
+  bad = bytes;
+  bad[dims + 7] = '\x80';  // negative dimension
+  EXPECT_TRUE(test::contains(test::errorOf([&] { loadParams(bad); }), "negative"));
+  bad = bytes;
+  bad[dims + 6] = 0x10;  // a huge dimension: rejected without allocating
+  EXPECT_THROW(loadParams(bad), Error);
+  bad = bytes;
+  bad[dims - 4] = 100;  // ndim 100
+  EXPECT_TRUE(test::contains(test::errorOf([&] { loadParams(bad); }), "dimensions"));
+}
+
+TEST(Params, HugeCountsFailFastWithoutAllocating) {
+  std::string bytes = saveParams({});
+  for (int i = 0; i < 8; ++i) bytes[8 + i] = '\xff';
+  std::string msg = test::errorOf([&] { loadParams(bytes); });
+  EXPECT_TRUE(test::contains(msg, "truncated")) << msg;
+}
+
+TEST(Params, RandomMutationsNeverCrash) {
+  std::string original = saveParams(sampleParams());
+  std::mt19937 rng(99);
+  for (int round = 0; round < 3000; ++round) {
+    std::string bytes = original;
+    int flips = 1 + static_cast<int>(rng() % 3);
+    for (int f = 0; f < flips; ++f) bytes[rng() % bytes.size()] = static_cast<char>(rng());
+    if (rng() % 4 == 0) bytes.resize(rng() % bytes.size());
+    try {
+      loadParams(bytes);
+    } catch (const Error&) {
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kiln::runtime
