@@ -1,0 +1,23 @@
+// Turning a list of kernels into one LLVM module for one target machine.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "kiln/kernel/loop_ir.h"
+
+namespace llvm {
+class LLVMContext;
+class Module;
+class TargetMachine;
+}  // namespace llvm
+
+namespace kiln::codegen {
+
+// One module with the kernels FUNCS (each `i32 name(ptr args)`) and the __kiln_backend_api global,
+// verified, not yet optimised. VECTOR_LANES is the width hint for vectorized loops.
+std::unique_ptr<llvm::Module> generateModule(llvm::LLVMContext& ctx,
+                                             const std::vector<kernel::PrimFunc>& funcs,
+                                             llvm::TargetMachine& tm, int vectorLanes);
+
+}  // namespace kiln::codegen

@@ -1,0 +1,31 @@
+// LLVM's code generator still runs on the legacy pass manager.
+#include "emit_object.h"
+
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include "kiln/support/error.h"
+
+namespace kiln::codegen {
+
+void emitObjectFile(llvm::Module& module, llvm::TargetMachine& tm, const std::string& path) {
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
+  if (ec) throw Error(strCat("cannot write object file '", path, "': ", ec.message()));
+  llvm::legacy::PassManager passes;
+  bool unsupported =
+      tm.addPassesToEmitFile(passes, out, nullptr, llvm::CodeGenFileType::ObjectFile);
+  KILN_CHECK(!unsupported, "LLVM cannot emit object files for ", tm.getTargetTriple().str());
+  passes.run(module);
+  out.close();
+  if (out.has_error()) {
+    std::string reason = out.error().message();
+    out.clear_error();
+    throw Error(strCat("cannot write object file '", path, "': ", reason));
+  }
+}
+
+}  // namespace kiln::codegen

@@ -1,0 +1,16 @@
+// Machine code generation: a module becomes one relocatable object file.
+#pragma once
+
+#include <string>
+
+namespace llvm {
+class Module;
+class TargetMachine;
+}  // namespace llvm
+
+namespace kiln::codegen {
+
+// Writes MODULE as an object file at PATH; throws kiln::Error when PATH cannot be written.
+void emitObjectFile(llvm::Module& module, llvm::TargetMachine& tm, const std::string& path);
+
+}  // namespace kiln::codegen

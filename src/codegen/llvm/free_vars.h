@@ -1,0 +1,20 @@
+// What an outlined parallel loop body must receive from the function around it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kiln/kernel/loop_ir.h"
+
+namespace kiln::codegen {
+
+struct FreeVars {
+  std::vector<std::string> vars;        // sorted by name
+  std::vector<kernel::Buffer> buffers;  // in order of first use
+};
+
+// The variables BODY reads without binding them (other than BOUND) and the buffers it touches
+// without allocating them.
+FreeVars collectFreeVars(const kernel::Stmt& body, const std::string& bound);
+
+}  // namespace kiln::codegen

@@ -1,0 +1,14 @@
+// Linking one object file into the shared library that ships a model.
+#pragma once
+
+#include <string>
+
+namespace kiln::codegen {
+
+// Links OBJECT_PATH (code for TRIPLE) into the shared library OUTPUT_PATH, replacing it atomically.
+// LOG_PATH receives the linker's output. Throws kiln::Error with the linker's messages on failure,
+// or naming the package to install when no linker for TRIPLE is available.
+void linkSharedLibrary(const std::string& objectPath, const std::string& triple,
+                       const std::string& outputPath, const std::string& logPath);
+
+}  // namespace kiln::codegen

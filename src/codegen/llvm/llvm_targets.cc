@@ -1,0 +1,49 @@
+// Registers all of LLVM's built-in targets once, so that cross-compilation needs no extra setup.
+#include "llvm_targets.h"
+
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/Triple.h>
+
+#include <mutex>
+
+#include "kiln/support/error.h"
+
+namespace kiln::codegen {
+
+void initializeLlvmTargets() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
+    llvm::InitializeAllAsmParsers();
+  });
+}
+
+const llvm::Target& lookupLlvmTarget(const std::string& triple) {
+  initializeLlvmTargets();
+  std::string error;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (target == nullptr) {
+    std::string built;
+    for (const llvm::Target& t : llvm::TargetRegistry::targets()) {
+      built += built.empty() ? "" : ", ";
+      built += t.getName();
+    }
+    throw Error(strCat("unknown target triple '", triple, "' (", error,
+                       "); expected a triple of one of the built-in LLVM targets: ", built));
+  }
+  return *target;
+}
+
+bool isHostTriple(const std::string& triple) {
+  llvm::Triple t(llvm::Triple::normalize(triple));
+  llvm::Triple host(llvm::sys::getDefaultTargetTriple());
+  return t.getArch() == host.getArch() && t.getSubArch() == host.getSubArch() &&
+         t.getOS() == host.getOS() && t.getEnvironment() == host.getEnvironment();
+}
+
+}  // namespace kiln::codegen

@@ -1,0 +1,171 @@
+// Scalar (and fixed-vector) expressions of the loop IR become SSA values; index arithmetic is i64.
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/Module.h>
+
+#include <algorithm>
+
+#include "function_lowering.h"
+#include "kiln/support/error.h"
+#include "type_map.h"
+
+namespace kiln::codegen {
+
+using kernel::BinaryOp;
+using kernel::CompareOp;
+using kernel::ExprKind;
+
+llvm::Value* FunctionLowering::lowerExpr(const kernel::Expr& e) {
+  KILN_CHECK(e != nullptr, "null expression");
+  switch (e->kind) {
+    case ExprKind::kIntImm:
+    case ExprKind::kFloatImm:
+      return lowerImmediate(*e);
+    case ExprKind::kVar:
+      return lookupVar(e->name);
+    case ExprKind::kBinary:
+      return lowerBinary(*e);
+    case ExprKind::kCompare:
+      return lowerCompare(*e);
+    case ExprKind::kSelect:
+      return lowerSelect(*e);
+    case ExprKind::kLoad:
+      return lowerLoad(*e);
+    case ExprKind::kCast:
+      return castValue(lowerExpr(e->a), e->a->dtype, e->dtype);
+    case ExprKind::kCall:
+      return lowerCall(*e);
+  }
+  KILN_CHECK(false, "unknown expression kind ", static_cast<int>(e->kind));
+  return nullptr;
+}
+
+llvm::Value* FunctionLowering::lowerAs(const kernel::Expr& e, DataType t) {
+  llvm::Value* v = lowerExpr(e);
+  return e->dtype == t ? v : castValue(v, e->dtype, t);
+}
+
+llvm::Value* FunctionLowering::lowerImmediate(const kernel::ExprNode& e) {
+  llvm::Type* type = valueType(ctx_, e.dtype);
+  bool fromInt = e.kind == ExprKind::kIntImm;
+  if (e.dtype.isFloat() || e.dtype.code == kDLBfloat) {
+    return llvm::ConstantFP::get(type, fromInt ? static_cast<double>(e.intValue) : e.floatValue);
+  }
+  int64_t v = fromInt ? e.intValue : static_cast<int64_t>(e.floatValue);
+  if (e.dtype.isBool()) v = v != 0;
+  return llvm::ConstantInt::get(type, static_cast<uint64_t>(v), /*IsSigned=*/!e.dtype.isUInt());
+}
+
+llvm::Value* FunctionLowering::lowerBinary(const kernel::ExprNode& e) {
+  DataType t = e.dtype;
+  llvm::Value* a = lowerAs(e.a, t);
+  llvm::Value* b = lowerAs(e.b, t);
+  if (t.isFloat() || t.code == kDLBfloat) {
+    switch (e.binaryOp) {
+      case BinaryOp::kAdd:
+        return b_.CreateFAdd(a, b);
+      case BinaryOp::kSub:
+        return b_.CreateFSub(a, b);
+      case BinaryOp::kMul:
+        return b_.CreateFMul(a, b);
+      case BinaryOp::kDiv:
+        return b_.CreateFDiv(a, b);
+      case BinaryOp::kMod:
+        return b_.CreateFRem(a, b);
+      case BinaryOp::kFloorDiv:
+        return b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, b_.CreateFDiv(a, b));
+      case BinaryOp::kFloorMod: {
+        llvm::Value* q = b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, b_.CreateFDiv(a, b));
+        return b_.CreateFSub(a, b_.CreateFMul(q, b));
+      }
+      case BinaryOp::kMin:
+        return b_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, a, b);
+      case BinaryOp::kMax:
+        return b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, a, b);
+      case BinaryOp::kAnd:
+      case BinaryOp::kOr:
+        break;
+    }
+    KILN_CHECK(false, "logical operator on floating-point type ", t.str());
+  }
+  bool isSigned = t.isInt();
+  // Signed index arithmetic never wraps; telling LLVM so lets it reason about loop bounds.
+  bool nsw = isSigned && t.bits >= 32;
+  switch (e.binaryOp) {
+    case BinaryOp::kAdd:
+      return b_.CreateAdd(a, b, "", false, nsw);
+    case BinaryOp::kSub:
+      return b_.CreateSub(a, b, "", false, nsw);
+    case BinaryOp::kMul:
+      return b_.CreateMul(a, b, "", false, nsw);
+    case BinaryOp::kDiv:
+      return isSigned ? b_.CreateSDiv(a, b) : b_.CreateUDiv(a, b);
+    case BinaryOp::kMod:
+      return isSigned ? b_.CreateSRem(a, b) : b_.CreateURem(a, b);
+    case BinaryOp::kFloorDiv:
+      return isSigned ? floorDivInt(a, b) : b_.CreateUDiv(a, b);
+    case BinaryOp::kFloorMod:
+      return isSigned ? floorModInt(a, b) : b_.CreateURem(a, b);
+    case BinaryOp::kMin:
+      return b_.CreateBinaryIntrinsic(isSigned ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, a,
+                                      b);
+    case BinaryOp::kMax:
+      return b_.CreateBinaryIntrinsic(isSigned ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, a,
+                                      b);
+    case BinaryOp::kAnd:
+      return b_.CreateAnd(a, b);
+    case BinaryOp::kOr:
+      return b_.CreateOr(a, b);
+  }
+  KILN_CHECK(false, "unknown binary operator ", static_cast<int>(e.binaryOp));
+  return nullptr;
+}
+
+llvm::Value* FunctionLowering::lowerCompare(const kernel::ExprNode& e) {
+  // Operands of different types meet in the type of the one that is not an immediate.
+  bool aImm = e.a->kind == ExprKind::kIntImm || e.a->kind == ExprKind::kFloatImm;
+  DataType t = aImm ? e.b->dtype : e.a->dtype;
+  llvm::Value* a = lowerAs(e.a, t);
+  llvm::Value* b = lowerAs(e.b, t);
+  using P = llvm::CmpInst::Predicate;
+  if (t.isFloat() || t.code == kDLBfloat) {
+    static constexpr P kFloat[] = {P::FCMP_OLT, P::FCMP_OLE, P::FCMP_OGT,
+                                   P::FCMP_OGE, P::FCMP_OEQ, P::FCMP_UNE};
+    return b_.CreateFCmp(kFloat[static_cast<int>(e.compareOp)], a, b);
+  }
+  static constexpr P kSigned[] = {P::ICMP_SLT, P::ICMP_SLE, P::ICMP_SGT,
+                                  P::ICMP_SGE, P::ICMP_EQ,  P::ICMP_NE};
+  static constexpr P kUnsigned[] = {P::ICMP_ULT, P::ICMP_ULE, P::ICMP_UGT,
+                                    P::ICMP_UGE, P::ICMP_EQ,  P::ICMP_NE};
+  const P* table = t.isInt() ? kSigned : kUnsigned;
+  return b_.CreateICmp(table[static_cast<int>(e.compareOp)], a, b);
+}
+
+llvm::Value* FunctionLowering::toBool(llvm::Value* v, DataType from) {
+  if (from.isBool()) return v;
+  DataType to = DataType::boolean();
+  to.lanes = from.lanes;
+  return castValue(v, from, to);
+}
+
+llvm::Value* FunctionLowering::lowerSelect(const kernel::ExprNode& e) {
+  llvm::Value* cond = toBool(lowerExpr(e.a), e.a->dtype);
+  llvm::Value* t = lowerAs(e.b, e.dtype);
+  llvm::Value* f = lowerAs(e.c, e.dtype);
+  return b_.CreateSelect(cond, t, f);
+}
+
+llvm::Value* FunctionLowering::lowerLoad(const kernel::ExprNode& e) {
+  KILN_CHECK(e.buffer != nullptr, "load without a buffer");
+  llvm::Type* type = accessType(e.buffer, e.dtype);
+  llvm::Value* ptr = elementPointer(e.buffer, e.index);
+  llvm::Align align =
+      ms_.module->getDataLayout().getABITypeAlign(memoryType(ctx_, e.buffer->dtype));
+  llvm::Value* v = b_.CreateAlignedLoad(type, ptr, align);
+  DataType loaded = e.buffer->dtype;
+  loaded.lanes = std::max(loaded.lanes, e.dtype.lanes);
+  if (loaded.isBool()) v = b_.CreateICmpNE(v, llvm::Constant::getNullValue(type));
+  return loaded == e.dtype ? v : castValue(v, loaded, e.dtype);
+}
+
+}  // namespace kiln::codegen

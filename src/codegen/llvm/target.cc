@@ -1,0 +1,195 @@
+// Targets name what machine code is generated for; parsing validates them against LLVM's own tables
+// so a typo fails at the command line, not deep inside code generation.
+#include "kiln/codegen/llvm/target.h"
+
+#include <llvm/ADT/StringMap.h>
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/Triple.h>
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <vector>
+
+#include "kiln/support/error.h"
+#include "llvm_targets.h"
+
+namespace kiln::codegen {
+namespace {
+
+constexpr const char* kSyntax =
+    "expected 'llvm' followed by any of -mtriple=TRIPLE, -mcpu=CPU, -mattr=+feature,-feature";
+
+std::unique_ptr<llvm::MCSubtargetInfo> subtargetInfo(const std::string& triple,
+                                                     const std::string& cpu,
+                                                     const std::string& features) {
+  const llvm::Target& target = lookupLlvmTarget(triple);
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(target.createMCSubtargetInfo(triple, cpu, features));
+  KILN_CHECK(sti != nullptr, "LLVM has no subtarget info for ", triple);
+  return sti;
+}
+
+std::vector<std::string> splitList(const std::string& text, char sep) {
+  std::vector<std::string> items;
+  std::string item;
+  std::istringstream in(text);
+  while (std::getline(in, item, sep)) {
+    if (!item.empty()) items.push_back(item);
+  }
+  return items;
+}
+
+// "avx2,-fma" -> "+avx2,-fma": LLVM wants an explicit sign on each feature.
+std::string normalizeFeatures(const std::string& text) {
+  std::string out;
+  for (std::string f : splitList(text, ',')) {
+    if (f[0] != '+' && f[0] != '-') f = "+" + f;
+    out += out.empty() ? "" : ",";
+    out += f;
+  }
+  return out;
+}
+
+void validateCpu(const std::string& triple, const std::string& cpu) {
+  if (cpu == "generic") return;
+  auto sti = subtargetInfo(triple, "generic", "");
+  if (sti->isCPUStringValid(cpu)) return;
+  std::string known;
+  for (const auto& kv : sti->getAllProcessorDescriptions()) {
+    known += known.empty() ? "" : ", ";
+    known += kv.Key;
+  }
+  throw Error(strCat("unknown CPU '", cpu, "' for target triple '", triple,
+                     "'; expected one of: generic, ", known));
+}
+
+void validateFeatures(const std::string& triple, const std::string& features) {
+  auto sti = subtargetInfo(triple, "generic", "");
+  auto table = sti->getAllProcessorFeatures();
+  for (const std::string& f : splitList(features, ',')) {
+    std::string name = f.substr(1);
+    bool known = std::any_of(table.begin(), table.end(),
+                             [&](const llvm::SubtargetFeatureKV& kv) { return name == kv.Key; });
+    if (!known) {
+      throw Error(strCat("unknown CPU feature '", name, "' in -mattr for target triple '", triple,
+                         "'; run `llc-19 -mtriple=", triple,
+                         " -mattr=help` to list the accepted features"));
+    }
+  }
+}
+
+struct ParsedOptions {
+  std::optional<std::string> triple, cpu, attr;
+};
+
+ParsedOptions parseOptions(const std::string& text) {
+  std::vector<std::string> words;
+  std::istringstream in(text);
+  for (std::string w; in >> w;) words.push_back(w);
+  if (words.empty() || words[0] != "llvm") {
+    throw Error(strCat("invalid target '", text, "': ", kSyntax));
+  }
+  ParsedOptions opts;
+  for (size_t i = 1; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    size_t eq = w.find('=');
+    std::string key = w.substr(0, eq);
+    std::optional<std::string>* slot = key == "-mtriple" ? &opts.triple
+                                       : key == "-mcpu"  ? &opts.cpu
+                                       : key == "-mattr" ? &opts.attr
+                                                         : nullptr;
+    if (slot == nullptr || eq == std::string::npos) {
+      throw Error(strCat("invalid target option '", w, "' in '", text, "': ", kSyntax));
+    }
+    if (slot->has_value()) {
+      throw Error(strCat("target option ", key, " given twice in '", text, "'"));
+    }
+    *slot = w.substr(eq + 1);
+    if ((*slot)->empty() && key != "-mattr") {
+      throw Error(strCat("target option ", key, " has an empty value in '", text, "'"));
+    }
+  }
+  return opts;
+}
+
+}  // namespace
+
+Target Target::host() {
+  static const Target host = [] {
+    initializeLlvmTargets();
+    Target t;
+    t.triple = llvm::Triple::normalize(llvm::sys::getDefaultTargetTriple());
+    t.cpu = llvm::sys::getHostCPUName().str();
+    std::vector<std::string> features;
+    for (const auto& kv : llvm::sys::getHostCPUFeatures()) {
+      features.push_back((kv.getValue() ? "+" : "-") + kv.getKey().str());
+    }
+    std::sort(features.begin(), features.end(),
+              [](const std::string& a, const std::string& b) { return a.substr(1) < b.substr(1); });
+    for (const std::string& f : features) {
+      t.features += t.features.empty() ? "" : ",";
+      t.features += f;
+    }
+    return t;
+  }();
+  return host;
+}
+
+Target Target::parse(const std::string& text) {
+  ParsedOptions opts = parseOptions(text);
+  const Target host = Target::host();
+  Target t;
+  t.triple = opts.triple ? llvm::Triple::normalize(*opts.triple) : host.triple;
+  lookupLlvmTarget(t.triple);
+  bool onHost = isHostTriple(t.triple);
+  std::string attr = normalizeFeatures(opts.attr.value_or(""));
+  if (opts.cpu) {
+    t.cpu = *opts.cpu;
+    t.features = attr;
+  } else if (onHost) {
+    // The host CPU with its detected features; explicit -mattr entries come last and so win.
+    t.cpu = host.cpu;
+    t.features = host.features + (attr.empty() || host.features.empty() ? "" : ",") + attr;
+  } else {
+    t.cpu = "generic";
+    t.features = attr;
+  }
+  validateCpu(t.triple, t.cpu);
+  validateFeatures(t.triple, attr);
+  return t;
+}
+
+int Target::vectorLanes() const {
+  llvm::Triple tt(triple);
+  auto sti = subtargetInfo(triple, cpu, features);
+  if (tt.isX86()) {
+    if (sti->checkFeatures("+avx512f")) return 16;
+    if (sti->checkFeatures("+avx")) return 8;
+    if (sti->checkFeatures("+sse")) return 4;
+    // x86-64 always has SSE2 even when the subtarget tables do not say so.
+    return tt.isArch64Bit() ? 4 : 1;
+  }
+  if (tt.isAArch64() || tt.isARM()) {
+    return sti->checkFeatures("+neon") ? 4 : 1;
+  }
+  return 1;
+}
+
+std::string Target::str() const {
+  std::string s = strCat("llvm -mtriple=", triple, " -mcpu=", cpu);
+  if (!features.empty()) s += " -mattr=" + features;
+  return s;
+}
+
+Json Target::toJson() const {
+  return Json(Json::Object{{"kind", Json("llvm")},
+                           {"triple", Json(triple)},
+                           {"cpu", Json(cpu)},
+                           {"features", Json(features)},
+                           {"vector_lanes", Json(vectorLanes())}});
+}
+
+}  // namespace kiln::codegen

@@ -1,0 +1,108 @@
+// Plain dlopen, on purpose: these tests check the generated code, not the runtime's loader.
+#include "compiled_library.h"
+
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <random>
+#include <thread>
+
+namespace kiln::codegen::testing {
+
+ScratchDir::ScratchDir() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "kiln-codegen-test-XXXXXX");
+  std::vector<char> buf(pattern.begin(), pattern.end());
+  buf.push_back('\0');
+  EXPECT_NE(mkdtemp(buf.data()), nullptr);
+  path_ = buf.data();
+}
+
+ScratchDir::~ScratchDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+CompiledLibrary::CompiledLibrary(const std::vector<kernel::PrimFunc>& funcs, int optLevel,
+                                 const std::string& artifact) {
+  BuildOptions options;
+  options.target = Target::host();
+  options.optLevel = optLevel;
+  std::string path = dir_.file("lib.so");
+  buildSharedLibrary(funcs, artifact, options, path);
+  handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  EXPECT_NE(handle_, nullptr) << dlerror();
+}
+
+CompiledLibrary::~CompiledLibrary() {
+  if (handle_ != nullptr) dlclose(handle_);
+}
+
+void* CompiledLibrary::symbol(const std::string& name) const {
+  void* p = handle_ != nullptr ? dlsym(handle_, name.c_str()) : nullptr;
+  EXPECT_NE(p, nullptr) << "missing symbol " << name;
+  return p;
+}
+
+KilnKernelFn CompiledLibrary::kernel(const std::string& name) const {
+  return reinterpret_cast<KilnKernelFn>(symbol(name));
+}
+
+int32_t CompiledLibrary::call(const std::string& name, const std::vector<void*>& args) const {
+  KilnKernelFn fn = kernel(name);
+  if (fn == nullptr) return -12345;
+  return fn(args.data());
+}
+
+void CompiledLibrary::setBackendApi(const KilnBackendApi* api) const {
+  auto** slot = static_cast<const KilnBackendApi**>(symbol(KILN_SYMBOL_BACKEND_API));
+  if (slot != nullptr) *slot = api;
+}
+
+std::atomic<int> ChunkingPool::launches{0};
+std::atomic<int> ChunkingPool::bodyCalls{0};
+std::atomic<int32_t> ChunkingPool::failWith{0};
+
+int32_t ChunkingPool::launch(KilnParallelBody body, void* closure, int64_t extent) {
+  ++launches;
+  if (failWith != 0) return failWith;
+  int64_t chunk = (extent + 2) / 3;
+  std::vector<std::thread> threads;
+  std::vector<int32_t> status(3, 0);
+  for (int t = 0; t < 3; ++t) {
+    int64_t begin = t * chunk, end = std::min(extent, begin + chunk);
+    if (begin >= end) continue;
+    threads.emplace_back([=, &status] {
+      ++bodyCalls;
+      status[t] = body(begin, end, closure);
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  for (int32_t s : status) {
+    if (s != 0) return s;
+  }
+  return 0;
+}
+
+void ChunkingPool::reset() {
+  launches = 0;
+  bodyCalls = 0;
+  failWith = 0;
+}
+
+const KilnBackendApi* ChunkingPool::api() {
+  static const KilnBackendApi kApi{KILN_BACKEND_API_VERSION, &ChunkingPool::launch};
+  return &kApi;
+}
+
+std::vector<float> randomFloats(size_t n, float lo, float hi, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+}  // namespace kiln::codegen::testing
