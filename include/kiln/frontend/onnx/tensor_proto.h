@@ -1,0 +1,30 @@
+// Single-tensor files in ONNX TensorProto format: the ONNX backend test data and `kiln run
+// --inputs`.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kiln/runtime/ndarray.h"
+
+namespace kiln::frontend::onnx {
+
+// Supported element types: bool, int8..int64, uint8..uint64, float16, float32, float64.
+// Throws kiln::Error naming the file for a missing or malformed file, an unsupported data type or
+// external data.
+runtime::NDArray loadTensorProto(const std::string& path);
+// The tensor and its `name` field ("" when the file has none).
+std::pair<std::string, runtime::NDArray> loadNamedTensorProto(const std::string& path);
+// The same, from serialized bytes; SOURCE names them in error messages.
+std::pair<std::string, runtime::NDArray> parseTensorProto(const std::vector<uint8_t>& bytes,
+                                                          const std::string& source);
+
+// Serializes TENSOR (with raw_data) under NAME.
+std::vector<uint8_t> serializeTensorProto(const runtime::NDArray& tensor, const std::string& name);
+// Writes it to PATH atomically (a temporary file renamed over PATH).
+void saveTensorProto(const runtime::NDArray& tensor, const std::string& name,
+                     const std::string& path);
+
+}  // namespace kiln::frontend::onnx

@@ -1,0 +1,40 @@
+// The graph passes, one per file under src/transform, each registered under a kebab-case name.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kiln/ir/graph.h"
+#include "kiln/ir/pass.h"
+
+namespace kiln::transform {
+
+// fold-constants: replaces every node whose outputs ir::evaluateConstant can compute (shape
+// chains, Shape of static types, arithmetic on constants) with constants.
+void foldConstants(ir::Graph& graph);
+
+// simplify: removes Identity, inference Dropout and Reshape/Flatten to the same shape, keeping a
+// copy where a graph output would otherwise be a graph input, a constant, or listed twice.
+void simplify(ir::Graph& graph);
+
+// fold-batch-norm: folds BatchNormalization that follows a Conv with constant weights into the
+// conv's weights and bias; any other BatchNormalization becomes Mul + Add with constant
+// per-channel scale and shift.
+void foldBatchNorm(ir::Graph& graph);
+
+// fuse-ops: sets Node::group. The contract with kernel lowering (kernel/lower.h) is that every
+// group has one of these forms:
+//  (a) anchor: one kComplex or kReduction op, followed by a chain of kElementwise/kBroadcast ops,
+//      each taking the previous op's output as one input (other inputs come from outside the
+//      group: constants or other groups' outputs, e.g. a residual Add) and producing the anchor's
+//      output shape; only the last op's output is used outside the group;
+//  (b) elementwise: kElementwise/kBroadcast ops only (a DAG), one output used outside;
+//  (c) a single node of any class.
+// At opt level 0 the pass is not run and every node is a group of form (c).
+void fuseOps(ir::Graph& graph);
+
+// All passes by name, for the driver's pipeline and for tests.
+const std::vector<ir::Pass>& allPasses();
+const ir::Pass& findPass(const std::string& name);  // throws kiln::Error listing the names
+
+}  // namespace kiln::transform

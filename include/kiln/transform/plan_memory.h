@@ -1,0 +1,29 @@
+// The static memory plan: where every tensor a model computes lives, with buffer reuse.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "kiln/ir/fused_group.h"
+#include "kiln/ir/graph.h"
+
+namespace kiln::transform {
+
+struct StorageSlot {
+  int storage = -1;    // index into MemoryPlan::storageSizes
+  int64_t offset = 0;  // bytes, 64-byte aligned
+};
+
+struct MemoryPlan {
+  std::vector<int64_t> storageSizes;  // bytes of each storage, allocated once per executor
+  std::map<const ir::Value*, StorageSlot> slots;  // every graph input and group output
+};
+
+// Graph inputs and graph outputs each get a storage of their own (never reused: set_input writes
+// them and get_output reads them between runs). Intermediate group outputs share storages when
+// their lifetimes (first producing group .. last consuming group) do not overlap. Constants are
+// not planned: they are parameters.
+MemoryPlan planMemory(const ir::Graph& graph, const std::vector<ir::FusedGroup>& groups);
+
+}  // namespace kiln::transform

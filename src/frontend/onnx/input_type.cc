@@ -1,0 +1,111 @@
+// Dynamic dims are resolved once, at import, so every later layer sees static shapes.
+#include "input_type.h"
+
+#include <optional>
+#include <vector>
+
+#include "kiln/support/error.h"
+#include "tensor_convert.h"
+
+namespace kiln::frontend::onnx {
+namespace {
+
+// One declared dim: a fixed size, a symbolic name, or unknown (neither).
+struct DeclaredDim {
+  std::optional<int64_t> value;
+  std::string param;
+  std::string str() const { return value ? std::to_string(*value) : param.empty() ? "?" : param; }
+};
+
+std::vector<DeclaredDim> declaredDims(const ::onnx::TensorShapeProto& shape) {
+  std::vector<DeclaredDim> dims;
+  for (const auto& d : shape.dim()) {
+    DeclaredDim dim;
+    if (d.has_dim_value() && d.dim_value() >= 0) dim.value = d.dim_value();
+    if (d.has_dim_param()) dim.param = d.dim_param();
+    dims.push_back(dim);
+  }
+  return dims;
+}
+
+std::string dimsStr(const std::vector<DeclaredDim>& dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + dims[i].str();
+  return s + "]";
+}
+
+// "x:[1,3,224,224]": the declared shape with 1 for every dynamic dim, as a starting point.
+std::string exampleOption(const std::string& name, const std::vector<DeclaredDim>& dims) {
+  std::string s = name + ":[";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    s += (i ? "," : "") + std::to_string(dims[i].value.value_or(1));
+  }
+  return s + "]";
+}
+
+runtime::Shape checkGivenShape(const std::string& name, const runtime::Shape& given,
+                               const std::optional<std::vector<DeclaredDim>>& declared) {
+  for (int64_t d : given) {
+    if (d < 0) {
+      throw Error(strCat("--input-shapes gives input '", name, "' shape ", runtime::shapeStr(given),
+                         "; dims must be >= 0"));
+    }
+  }
+  if (!declared) return given;
+  if (declared->size() != given.size()) {
+    throw Error(strCat("--input-shapes gives input '", name, "' shape ", runtime::shapeStr(given),
+                       " of rank ", given.size(), ", but the model declares rank ",
+                       declared->size(), " (", dimsStr(*declared), ")"));
+  }
+  for (size_t i = 0; i < given.size(); ++i) {
+    const auto& fixed = (*declared)[i].value;
+    if (fixed && *fixed != given[i]) {
+      throw Error(strCat("--input-shapes gives input '", name, "' shape ", runtime::shapeStr(given),
+                         ", but the model fixes dim ", i, " to ", *fixed, " (model shape ",
+                         dimsStr(*declared), ")"));
+    }
+  }
+  return given;
+}
+
+runtime::Shape staticShape(const std::string& name, const std::vector<DeclaredDim>& dims) {
+  runtime::Shape shape;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i].value) {
+      shape.push_back(*dims[i].value);
+      continue;
+    }
+    std::string which = dims[i].param.empty() ? std::string("an unknown dim")
+                                              : strCat("symbolic dim '", dims[i].param, "'");
+    throw Error(strCat("input '", name, "' has ", which, " at axis ", i, " (shape ", dimsStr(dims),
+                       "); pass --input-shapes ", name, ":[...], e.g. ",
+                       exampleOption(name, dims)));
+  }
+  return shape;
+}
+
+}  // namespace
+
+ir::TensorType resolveInputType(const ::onnx::ValueInfoProto& input, const ImportOptions& opts) {
+  const std::string& name = input.name();
+  if (!input.has_type() || !input.type().has_tensor_type()) {
+    throw Error(strCat("input '", name, "' is not a tensor; kiln supports tensor inputs only"));
+  }
+  const auto& tensorType = input.type().tensor_type();
+  ir::TensorType type;
+  type.dtype = dataTypeFromOnnx(tensorType.elem_type(), strCat("input '", name, "'"));
+  std::optional<std::vector<DeclaredDim>> declared;
+  if (tensorType.has_shape()) declared = declaredDims(tensorType.shape());
+  if (auto it = opts.inputShapes.find(name); it != opts.inputShapes.end()) {
+    type.shape = checkGivenShape(name, it->second, declared);
+    return type;
+  }
+  if (!declared) {
+    throw Error(strCat("input '", name, "' has an unknown rank; pass --input-shapes ", name,
+                       ":[...] with its full shape"));
+  }
+  type.shape = staticShape(name, *declared);
+  return type;
+}
+
+}  // namespace kiln::frontend::onnx

@@ -1,0 +1,22 @@
+// Structural validation of a parsed ModelProto, before any of it is imported.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <string>
+
+namespace kiln::frontend::onnx {
+
+// True for the names of the default ONNX operator domain ("" and "ai.onnx").
+bool isDefaultDomain(const std::string& domain);
+
+// Protobuf parsing accepts many truncated or corrupt files, so this checks what the importer relies
+// on: a graph, a default-domain opset import, SSA values each defined once and before use, and
+// defined graph outputs. Throws kiln::Error "'SOURCE' is not a valid ONNX model: ...".
+void checkModel(const ::onnx::ModelProto& model, const std::string& source);
+
+// The opset version of the default domain (checkModel guarantees there is one).
+int64_t defaultOpsetVersion(const ::onnx::ModelProto& model);
+
+}  // namespace kiln::frontend::onnx
