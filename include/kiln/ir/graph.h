@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <variant>
 #include <vector>
 
@@ -42,6 +43,8 @@ struct Value {
 
 using AttrValue = std::variant<int64_t, double, std::string, std::vector<int64_t>,
                                std::vector<double>, std::vector<std::string>, NDArray>;
+// "int", "float", "string", "ints", "floats", "strings" or "tensor", for messages and the printer.
+const char* attrKindName(const AttrValue& v);
 
 // Node attributes, ordered by name so printing is deterministic.
 class Attrs {
@@ -56,7 +59,9 @@ class Attrs {
   std::string getString(const std::string& name, const std::string& dflt) const;
   std::vector<int64_t> getInts(const std::string& name, std::vector<int64_t> dflt) const;
   std::vector<double> getFloats(const std::string& name, std::vector<double> dflt) const;
-  const NDArray& getTensor(const std::string& name) const;
+  std::vector<std::string> getStrings(const std::string& name, std::vector<std::string> dflt) const;
+  const NDArray& getTensor(const std::string& name) const;  // required
+  // getFloat/getFloats also accept int/ints values (an integral float written without a '.').
   const std::map<std::string, AttrValue>& all() const { return map_; }
 
  private:
@@ -64,8 +69,8 @@ class Attrs {
 };
 
 struct Node {
-  std::string op;    // ONNX op type ("Conv") or a kiln op ("kiln.Copy")
-  std::string name;  // from the model, for diagnostics; unique within the graph
+  std::string op;              // ONNX op type ("Conv") or a kiln op ("kiln.Copy")
+  std::string name;            // from the model, for diagnostics; unique within the graph
   std::vector<Value*> inputs;  // nullptr marks an omitted optional input
   std::vector<Value*> outputs;
   Attrs attrs;
@@ -83,6 +88,7 @@ class Graph {
   Value* addConstant(const std::string& name, NDArray data);
   // Appends a node after all existing nodes (its inputs must already exist) with numOutputs new
   // outputs named outputNames (or generated names). Output types are set by inferTypes().
+  // An empty NAME becomes the first output's name.
   Node* addNode(const std::string& op, const std::string& name, std::vector<Value*> inputs,
                 const std::vector<std::string>& outputNames, Attrs attrs = {});
   // Inserts a node just before BEFORE; same contract as addNode.
@@ -91,7 +97,9 @@ class Graph {
                    Attrs attrs = {});
   void removeNode(Node* node);  // its outputs must be unused
 
-  // Rewires every use of FROM (node inputs and graph outputs) to TO.
+  // Rewires every use of FROM (node inputs and graph outputs) to TO, except inside the nodes TO is
+  // computed from (that would be a cycle): so `y = f(x); replaceAllUses(x, y)` puts f after x.
+  // Reorders nodes when TO was produced after some use of FROM.
   void replaceAllUses(Value* from, Value* to);
   std::vector<Node*> users(const Value* v) const;
   bool isGraphOutput(const Value* v) const;
@@ -103,11 +111,13 @@ class Graph {
   const std::vector<Value*>& inputs() const { return inputs_; }
   std::vector<Value*>& outputs() { return outputs_; }
   const std::vector<Value*>& outputs() const { return outputs_; }
-  std::vector<Value*> constants() const;  // in creation order
+  std::vector<Value*> constants() const;            // in creation order
   Value* findValue(const std::string& name) const;  // nullptr when absent
 
-  // A name not yet used by any value or node: PREFIX, PREFIX_1, ...
+  // A name not yet used by any value or node: PREFIX, PREFIX_1, ... (linear in the graph size).
   std::string uniqueName(const std::string& prefix) const;
+  // True when V is a value owned by this graph (and not removed).
+  bool owns(const Value* v) const { return owned_.count(v) != 0; }
 
   std::string name = "main";
   int64_t opsetVersion = 13;
@@ -118,6 +128,14 @@ class Graph {
   std::vector<Node*> order_;
   std::vector<Value*> inputs_;
   std::vector<Value*> outputs_;
+  std::unordered_set<const Value*> owned_;
+
+  Value* newValue(const std::string& name);
+  Node* createNode(size_t position, const std::string& op, const std::string& name,
+                   std::vector<Value*> inputs, const std::vector<std::string>& outputNames,
+                   Attrs attrs);
+  void eraseValues(const std::unordered_set<const Value*>& dead);
+  void restoreTopologicalOrder();
 };
 
 }  // namespace kiln::ir

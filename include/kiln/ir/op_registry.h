@@ -1,7 +1,9 @@
 // The operator registry: every op the compiler knows, with its class and shape inference.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -15,12 +17,15 @@ namespace kiln::ir {
 enum class OpClass { kElementwise, kBroadcast, kInjective, kReduction, kComplex, kOpaque };
 const char* opClassName(OpClass c);
 
+// maxInputs of variadic ops (Concat).
+inline constexpr int kVariadicInputs = std::numeric_limits<int>::max();
+
 struct OpDef {
   std::string name;
   OpClass opClass = OpClass::kOpaque;
   int minInputs = 1;
   int maxInputs = 1;
-  int numOutputs = 1;
+  int numOutputs = 1;    // at most; ops with optional outputs check the count themselves
   int sinceVersion = 1;  // the oldest ONNX opset whose semantics kiln implements
   // Sets the types of node.outputs from the input types and attributes; throws kiln::Error
   // naming the node, what it received and what it expected.
@@ -31,7 +36,25 @@ struct OpDef {
 const OpDef* findOp(const std::string& name);
 std::vector<std::string> registeredOps();
 
-// Runs the op's shape inference on NODE (after checking its input count).
+// Adds an op defined outside the IR layer (kiln.* ops of passes and backends). Throws kiln::Error
+// when an op of that name is already registered, so register once (check findOp first, or use a
+// function-local static). Thread-safe.
+void registerOp(OpDef def);
+
+// Runs the op's shape inference on NODE (after checking its input and output counts). Every error
+// is a kiln::Error whose message starts with the node's label ("Conv 'conv1': ...").
 void inferTypes(Node& node);
+
+// NODE's output types as inference computes them, leaving NODE untouched (for checks, and for
+// callers that must not rely on NODE's outputs being typed).
+std::vector<TensorType> inferredOutputTypes(const Node& node);
+
+// "Conv 'conv1'": how messages name a node.
+std::string nodeLabel(const Node& node);
+
+// Softmax semantics changed in opset 13: before, the input is flattened to 2-D at `axis`
+// (default 1) and normalised over the whole tail; from 13 only along `axis` (default -1). Returns
+// the normalised axes of NODE (Softmax or LogSoftmax) for a graph of OPSET_VERSION, ascending.
+std::vector<int64_t> softmaxAxes(const Node& node, int64_t opsetVersion);
 
 }  // namespace kiln::ir

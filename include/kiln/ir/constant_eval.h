@@ -1,0 +1,26 @@
+// Compile-time evaluation of the shape-computation ops that exporters emit (Shape -> Gather ->
+// Unsqueeze -> Concat -> Reshape chains), used by the importer and the fold-constants pass.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kiln/ir/graph.h"
+
+namespace kiln::ir {
+
+// NODE's outputs, computed on the CPU, when every non-omitted input is a constant (Shape: always,
+// its input's type is static) and the op is one of: Constant, Identity, Shape, Gather, Unsqueeze,
+// Squeeze, Concat, Reshape, Flatten, Cast, Slice, ConstantOfShape, Range, Expand, Transpose, and
+// Add/Sub/Mul/Div/Neg/Equal on int32/int64/float32/float64, Where. nullopt otherwise. The result
+// follows ONNX exactly (integer Div truncates toward zero, integer overflow wraps, float -> int
+// Cast truncates and saturates). Does not need NODE's output types to be set: it infers them
+// itself. Throws kiln::Error naming the node when type inference fails or an integer Div divides by
+// 0.
+std::optional<std::vector<NDArray>> evaluateConstant(const Node& node);
+
+// Whether evaluateConstant knows OP at all (it may still decline for some dtypes).
+bool isConstantEvaluable(const std::string& op);
+
+}  // namespace kiln::ir

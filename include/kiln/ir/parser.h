@@ -1,0 +1,21 @@
+// Reads the text form written by printer.h, for tests and golden files.
+//
+// Beyond what the printer writes, the parser accepts `// comments`, any whitespace layout,
+// omitted `: types` (inferred; when given they must match inference) and constants generated as
+//   %w = const float32[4,3,3,3] random(seed=7)                  // uniform in [-1, 1)
+//   %v = const float32[4] random(seed=3, low=0.5, high=2.0)     // uniform in [low, high)
+// (see random_tensor.h). elided(...) constants are rejected: their data is not in the text.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "kiln/ir/graph.h"
+
+namespace kiln::ir {
+
+// Parses TEXT and runs type inference on every node. Throws kiln::Error whose message starts
+// with "line L:C: " (1-based) and says what was found and what was expected.
+std::unique_ptr<Graph> parseGraph(const std::string& text);
+
+}  // namespace kiln::ir

@@ -1,0 +1,63 @@
+// Constant evaluation entry point: decides whether a node can be evaluated, infers its output
+// types on a scratch copy (so callers need not have typed it) and dispatches to the evaluators.
+#include "kiln/ir/constant_eval.h"
+
+#include <map>
+
+#include "element_access.h"
+#include "eval/evaluators.h"
+#include "kiln/ir/op_registry.h"
+#include "kiln/support/error.h"
+
+namespace kiln::ir {
+
+namespace {
+
+const std::map<std::string, eval::Evaluator>& evaluators() {
+  static const std::map<std::string, eval::Evaluator> kTable = {
+      {"Constant", eval::evalConstant},   {"Identity", eval::evalSameData},
+      {"Shape", eval::evalShape},         {"Gather", eval::evalGather},
+      {"Unsqueeze", eval::evalSameData},  {"Squeeze", eval::evalSameData},
+      {"Concat", eval::evalConcat},       {"Reshape", eval::evalSameData},
+      {"Flatten", eval::evalSameData},    {"Cast", eval::evalCast},
+      {"Slice", eval::evalSlice},         {"ConstantOfShape", eval::evalConstantOfShape},
+      {"Range", eval::evalRange},         {"Expand", eval::evalExpand},
+      {"Transpose", eval::evalTranspose}, {"Add", eval::evalArithmetic},
+      {"Sub", eval::evalArithmetic},      {"Mul", eval::evalArithmetic},
+      {"Div", eval::evalArithmetic},      {"Neg", eval::evalNeg},
+      {"Equal", eval::evalEqual},         {"Where", eval::evalWhere},
+  };
+  return kTable;
+}
+
+}  // namespace
+
+bool isConstantEvaluable(const std::string& op) { return evaluators().count(op) != 0; }
+
+std::optional<std::vector<NDArray>> evaluateConstant(const Node& node) {
+  auto it = evaluators().find(node.op);
+  if (it == evaluators().end()) return std::nullopt;
+  if (node.op != "Shape") {
+    for (const Value* in : node.inputs) {
+      if (in && !in->isConstant()) return std::nullopt;
+      if (in && !isScalarElementType(in->constant->dtype())) return std::nullopt;
+    }
+  }
+  std::vector<TensorType> types = inferredOutputTypes(node);
+  for (const TensorType& t : types) {
+    if (!isScalarElementType(t.dtype)) return std::nullopt;
+  }
+  eval::Outputs result = it->second(node, types);
+  if (!result) return std::nullopt;
+  // Dropout-like optional outputs do not exist here: every evaluated op has one output.
+  KILN_CHECK(result->size() == types.size(), nodeLabel(node), ": evaluator returned ",
+             result->size(), " outputs for ", types.size());
+  for (size_t i = 0; i < types.size(); ++i) {
+    KILN_CHECK((*result)[i].dtype() == types[i].dtype && (*result)[i].shape() == types[i].shape,
+               nodeLabel(node), ": evaluated output ", i, " does not match its inferred type ",
+               types[i].str());
+  }
+  return result;
+}
+
+}  // namespace kiln::ir

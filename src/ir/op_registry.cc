@@ -1,0 +1,135 @@
+// The op table: built on first use from each family's registration function, extended at run time.
+#include "kiln/ir/op_registry.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "kiln/support/error.h"
+#include "ops/register_ops.h"
+
+namespace kiln::ir {
+
+namespace {
+
+struct Registry {
+  std::mutex mutex;
+  std::map<std::string, std::unique_ptr<OpDef>> ops;  // node-based: OpDef pointers stay valid
+
+  void add(OpDef def) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (ops.count(def.name)) throw Error(strCat("op '", def.name, "' is already registered"));
+    KILN_CHECK(def.inferTypes, "op '", def.name, "' has no type inference");
+    std::string name = def.name;
+    ops.emplace(std::move(name), std::make_unique<OpDef>(std::move(def)));
+  }
+};
+
+Registry& registry() {
+  static Registry* r = [] {
+    auto* reg = new Registry;  // never destroyed: lookups may happen during static destruction
+    ops::OpAdder add = [reg](OpDef def) { reg->add(std::move(def)); };
+    ops::registerConvOps(add);
+    ops::registerPoolOps(add);
+    ops::registerMatmulOps(add);
+    ops::registerUnaryOps(add);
+    ops::registerBinaryOps(add);
+    ops::registerNormalizationOps(add);
+    ops::registerReduceOps(add);
+    ops::registerReshapeOps(add);
+    ops::registerShapeOps(add);
+    ops::registerSliceOps(add);
+    ops::registerGeneratorOps(add);
+    return reg;
+  }();
+  return *r;
+}
+
+std::string countRange(int lo, int hi) {
+  if (lo == hi) return strCat("exactly ", lo);
+  if (hi == kVariadicInputs) return strCat("at least ", lo);
+  return strCat(lo, " to ", hi);
+}
+
+}  // namespace
+
+const char* opClassName(OpClass c) {
+  switch (c) {
+    case OpClass::kElementwise:
+      return "elementwise";
+    case OpClass::kBroadcast:
+      return "broadcast";
+    case OpClass::kInjective:
+      return "injective";
+    case OpClass::kReduction:
+      return "reduction";
+    case OpClass::kComplex:
+      return "complex";
+    case OpClass::kOpaque:
+      return "opaque";
+  }
+  return "unknown";
+}
+
+const OpDef* findOp(const std::string& name) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.ops.find(name);
+  return it == r.ops.end() ? nullptr : it->second.get();
+}
+
+std::vector<std::string> registeredOps() {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  std::vector<std::string> names;
+  for (const auto& [name, def] : r.ops) names.push_back(name);
+  return names;
+}
+
+void registerOp(OpDef def) { registry().add(std::move(def)); }
+
+std::string nodeLabel(const Node& node) { return strCat(node.op, " '", node.name, "'"); }
+
+void inferTypes(Node& node) {
+  const OpDef* def = findOp(node.op);
+  std::string label = nodeLabel(node);
+  if (!def) throw Error(strCat(label, ": '", node.op, "' is not a known op"));
+  auto numInputs = static_cast<int64_t>(node.inputs.size());
+  if (numInputs < def->minInputs || numInputs > def->maxInputs) {
+    throw Error(strCat(label, ": has ", numInputs, " inputs; expected ",
+                       countRange(def->minInputs, def->maxInputs)));
+  }
+  for (int i = 0; i < def->minInputs; ++i) {
+    if (!node.inputs[static_cast<size_t>(i)]) {
+      throw Error(strCat(label, ": input ", i, " is required but was omitted"));
+    }
+  }
+  auto numOutputs = static_cast<int64_t>(node.outputs.size());
+  if (numOutputs < 1 || numOutputs > def->numOutputs) {
+    throw Error(
+        strCat(label, ": has ", numOutputs, " outputs; expected ", countRange(1, def->numOutputs)));
+  }
+  try {
+    def->inferTypes(node);
+  } catch (const Error& e) {
+    std::string what = e.what();
+    if (what.rfind(label, 0) == 0) throw;
+    throw Error(strCat(label, ": ", what));  // e.g. an attribute getter's message
+  }
+}
+
+std::vector<TensorType> inferredOutputTypes(const Node& node) {
+  Node scratch;
+  scratch.op = node.op;
+  scratch.name = node.name;
+  scratch.inputs = node.inputs;
+  scratch.attrs = node.attrs;
+  std::vector<Value> outs(node.outputs.size());
+  for (Value& v : outs) scratch.outputs.push_back(&v);
+  inferTypes(scratch);
+  std::vector<TensorType> types;
+  for (const Value& v : outs) types.push_back(v.type);
+  return types;
+}
+
+}  // namespace kiln::ir

@@ -1,0 +1,180 @@
+// Shared checks of the ops' type inference, so every op reports problems the same way.
+#include "infer_util.h"
+
+#include <algorithm>
+#include <set>
+
+#include "../element_access.h"
+
+namespace kiln::ir::ops {
+
+namespace {
+
+std::string inputLabel(size_t i, const char* what) {
+  return what && *what ? strCat("input ", i, " (", what, ")") : strCat("input ", i);
+}
+
+}  // namespace
+
+std::string listStr(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += strCat(i ? "," : "", v[i]);
+  return s + "]";
+}
+
+bool hasInput(const Node& node, size_t i) { return i < node.inputs.size() && node.inputs[i]; }
+
+const TensorType& inputType(const Node& node, size_t i, const char* what) {
+  if (!hasInput(node, i)) fail(node, inputLabel(i, what), " is required but was omitted");
+  return node.inputs[i]->type;
+}
+
+void setOutput(Node& node, size_t i, TensorType type) {
+  runtime::shapeNumel(type.shape);  // throws for negative dims or an element count beyond int64
+  if (i < node.outputs.size() && node.outputs[i]) node.outputs[i]->type = std::move(type);
+}
+
+void requireOutputsAtMost(const Node& node, size_t n, const char* why) {
+  if (node.outputs.size() > n) {
+    fail(node, "has ", node.outputs.size(), " outputs; expected at most ", n, " (", why, ")");
+  }
+}
+
+bool isFloatType(DataType t) {
+  return t.lanes == 1 && ((t.code == kDLFloat && (t.bits == 16 || t.bits == 32 || t.bits == 64)) ||
+                          (t.code == kDLBfloat && t.bits == 16));
+}
+
+bool isSignedIntType(DataType t) { return t.lanes == 1 && t.code == kDLInt; }
+
+bool isIntegerType(DataType t) { return t.lanes == 1 && (t.code == kDLInt || t.code == kDLUInt); }
+
+void requireFloat(const Node& node, size_t i) {
+  DataType t = inputType(node, i).dtype;
+  if (!isFloatType(t)) {
+    fail(node, "input ", i, " has type ", t.str(),
+         "; expected float16, float32, float64 or bfloat16");
+  }
+}
+
+void requireFloatOrSignedInt(const Node& node, size_t i) {
+  DataType t = inputType(node, i).dtype;
+  if (!isFloatType(t) && !isSignedIntType(t)) {
+    fail(node, "input ", i, " has type ", t.str(), "; expected a float or signed integer type");
+  }
+}
+
+void requireNumeric(const Node& node, size_t i) {
+  DataType t = inputType(node, i).dtype;
+  if (!isFloatType(t) && !isIntegerType(t)) {
+    fail(node, "input ", i, " has type ", t.str(), "; expected a numeric (float or integer) type");
+  }
+}
+
+void requireIndexType(const Node& node, size_t i) {
+  DataType t = inputType(node, i).dtype;
+  if (t != DataType::int64() && t != DataType::int32()) {
+    fail(node, "input ", i, " has type ", t.str(), "; expected int32 or int64");
+  }
+}
+
+void requireSameDtype(const Node& node, size_t i, size_t j) {
+  DataType a = inputType(node, i).dtype;
+  DataType b = inputType(node, j).dtype;
+  if (a != b) {
+    fail(node, "input ", j, " has type ", b.str(), " but input ", i, " has type ", a.str(),
+         "; expected equal types");
+  }
+}
+
+void requireRankAtLeast(const Node& node, size_t i, int rank, const char* why) {
+  const TensorType& t = inputType(node, i);
+  if (t.rank() < rank) {
+    fail(node, "input ", i, " is ", t.str(), " (rank ", t.rank(), "); expected rank >= ", rank,
+         " (", why, ")");
+  }
+}
+
+int64_t normalizeAxis(const Node& node, int64_t axis, int64_t rank, const char* what,
+                      bool inclusive) {
+  int64_t hi = inclusive ? rank : rank - 1;
+  if (axis < -rank || axis > hi) {
+    fail(node, what, " ", axis, " is out of range for rank ", rank, "; expected ", -rank, "..", hi);
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+std::vector<int64_t> normalizeAxes(const Node& node, const std::vector<int64_t>& axes, int64_t rank,
+                                   const char* what) {
+  std::vector<int64_t> result;
+  std::set<int64_t> seen;
+  for (int64_t a : axes) {
+    int64_t n = normalizeAxis(node, a, rank, what);
+    if (!seen.insert(n).second) fail(node, what, " ", listStr(axes), " name axis ", n, " twice");
+    result.push_back(n);
+  }
+  return result;
+}
+
+Shape broadcastShapes(const Node& node, const Shape& a, const Shape& b) {
+  size_t rank = std::max(a.size(), b.size());
+  Shape out(rank);
+  for (size_t k = 0; k < rank; ++k) {
+    int64_t da = k < rank - a.size() ? 1 : a[k - (rank - a.size())];
+    int64_t db = k < rank - b.size() ? 1 : b[k - (rank - b.size())];
+    if (da != db && da != 1 && db != 1) {
+      fail(node, "shapes ", listStr(a), " and ", listStr(b), " cannot be broadcast: dimension ", k,
+           " is ", da, " vs ", db, "; expected equal sizes or 1");
+    }
+    out[k] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+bool broadcastsTo(const Shape& from, const Shape& to) {
+  if (from.size() > to.size()) return false;
+  size_t lead = to.size() - from.size();
+  for (size_t k = 0; k < from.size(); ++k) {
+    if (from[k] != 1 && from[k] != to[lead + k]) return false;
+  }
+  return true;
+}
+
+std::optional<std::vector<int64_t>> constantInts(const Value* v) {
+  if (!v || !v->isConstant()) return std::nullopt;
+  DataType t = v->constant->dtype();
+  if (!isIntegerType(t) && !t.isBool()) return std::nullopt;
+  return loadInts(*v->constant);
+}
+
+std::vector<int64_t> requireConstantInts(const Node& node, size_t i, const char* what) {
+  const TensorType& t = inputType(node, i, what);
+  const Value* v = node.inputs[i];
+  if (!v->isConstant()) {
+    std::string from = v->producer ? strCat("computed by ", nodeLabel(*v->producer))
+                                   : std::string("a graph input");
+    fail(node, inputLabel(i, what), " '", v->name,
+         "' must be a constant at inference time (kiln "
+         "needs static shapes), but it is ",
+         from);
+  }
+  if (!isIntegerType(t.dtype)) {
+    fail(node, inputLabel(i, what), " has type ", t.dtype.str(), "; expected int32 or int64");
+  }
+  return loadInts(*v->constant);
+}
+
+std::optional<std::vector<int64_t>> intsFromAttrOrInput(const Node& node, const char* attr,
+                                                        size_t input) {
+  bool inAttr = node.attrs.has(attr);
+  bool inInput = hasInput(node, input);
+  if (inAttr && inInput) {
+    fail(node, "'", attr, "' is given both as an attribute (opset < 13 form) and as input ", input,
+         "; expected only one");
+  }
+  if (inAttr) return node.attrs.getInts(attr, {});
+  if (inInput) return requireConstantInts(node, input, attr);
+  return std::nullopt;
+}
+
+}  // namespace kiln::ir::ops

@@ -1,0 +1,25 @@
+// One registration function per op family, called from the registry's lazy initialisation: static
+// initialisers in a static library are dropped by the linker when nothing references their file.
+#pragma once
+
+#include <functional>
+
+#include "kiln/ir/op_registry.h"
+
+namespace kiln::ir::ops {
+
+using OpAdder = std::function<void(OpDef)>;
+
+void registerConvOps(const OpAdder& add);
+void registerPoolOps(const OpAdder& add);
+void registerMatmulOps(const OpAdder& add);
+void registerUnaryOps(const OpAdder& add);
+void registerBinaryOps(const OpAdder& add);
+void registerNormalizationOps(const OpAdder& add);
+void registerReduceOps(const OpAdder& add);
+void registerReshapeOps(const OpAdder& add);
+void registerShapeOps(const OpAdder& add);
+void registerSliceOps(const OpAdder& add);
+void registerGeneratorOps(const OpAdder& add);
+
+}  // namespace kiln::ir::ops

@@ -1,0 +1,112 @@
+// Type inference of the injective ops that move elements between tensors: Shape, Concat, Gather
+// and Transpose.
+#include <algorithm>
+
+#include "infer_util.h"
+#include "register_ops.h"
+
+namespace kiln::ir::ops {
+
+namespace {
+
+void inferShape(Node& node) {
+  const TensorType& x = inputType(node, 0);
+  int64_t rank = x.rank();
+  auto clampDim = [rank](int64_t v) {
+    if (v < 0) v += rank;
+    return std::clamp<int64_t>(v, 0, rank);
+  };
+  int64_t start = clampDim(node.attrs.getInt("start", 0));
+  int64_t end = clampDim(node.attrs.getInt("end", rank));
+  setOutput(node, 0, {DataType::int64(), {std::max<int64_t>(end - start, 0)}});
+}
+
+void inferConcat(Node& node) {
+  if (!node.attrs.has("axis")) fail(node, "the axis attribute is required");
+  const TensorType& first = inputType(node, 0);
+  int64_t axis = normalizeAxis(node, node.attrs.getInt("axis"), first.rank());
+  Shape out = first.shape;
+  out[static_cast<size_t>(axis)] = 0;
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const TensorType& t = inputType(node, i);
+    requireSameDtype(node, 0, i);
+    if (t.rank() != first.rank()) {
+      fail(node, "input ", i, " is ", t.str(), " but input 0 is ", first.str(),
+           "; expected equal ranks");
+    }
+    for (size_t d = 0; d < t.shape.size(); ++d) {
+      if (static_cast<int64_t>(d) != axis && t.shape[d] != first.shape[d]) {
+        fail(node, "input ", i, " is ", t.str(), " but input 0 is ", first.str(),
+             "; expected equal dims except on axis ", axis);
+      }
+    }
+    int64_t& sum = out[static_cast<size_t>(axis)];
+    if (__builtin_add_overflow(sum, t.shape[static_cast<size_t>(axis)], &sum)) {
+      fail(node, "the concatenated dim overflows int64");
+    }
+  }
+  setOutput(node, 0, {first.dtype, out});
+}
+
+void inferGather(Node& node) {
+  const TensorType& data = inputType(node, 0, "data");
+  const TensorType& indices = inputType(node, 1, "indices");
+  requireIndexType(node, 1);
+  if (data.rank() < 1) fail(node, "data is ", data.str(), "; expected rank >= 1");
+  int64_t axis = normalizeAxis(node, node.attrs.getInt("axis", 0), data.rank());
+  int64_t dim = data.shape[static_cast<size_t>(axis)];
+  if (std::optional<std::vector<int64_t>> idx = constantInts(node.inputs[1])) {
+    for (int64_t i : *idx) {
+      if (i < -dim || i >= dim) {
+        fail(node, "index ", i, " is out of range for axis ", axis, " of size ", dim, "; expected ",
+             -dim, "..", dim - 1);
+      }
+    }
+  }
+  Shape out(data.shape.begin(), data.shape.begin() + axis);
+  out.insert(out.end(), indices.shape.begin(), indices.shape.end());
+  out.insert(out.end(), data.shape.begin() + axis + 1, data.shape.end());
+  setOutput(node, 0, {data.dtype, out});
+}
+
+void inferTranspose(Node& node) {
+  const TensorType& x = inputType(node, 0);
+  std::vector<int64_t> perm;
+  for (int64_t d = x.rank() - 1; d >= 0; --d) perm.push_back(d);
+  perm = node.attrs.getInts("perm", perm);
+  std::vector<int64_t> sorted = perm;
+  std::sort(sorted.begin(), sorted.end());
+  bool valid = static_cast<int64_t>(perm.size()) == x.rank();
+  for (size_t i = 0; valid && i < sorted.size(); ++i) valid = sorted[i] == static_cast<int64_t>(i);
+  if (!valid) {
+    fail(node, "perm ", listStr(perm), " is not a permutation of 0..", x.rank() - 1, " for input ",
+         x.str());
+  }
+  Shape out;
+  for (int64_t p : perm) out.push_back(x.shape[static_cast<size_t>(p)]);
+  setOutput(node, 0, {x.dtype, out});
+}
+
+}  // namespace
+
+void registerShapeOps(const OpAdder& add) {
+  add({.name = "Shape", .opClass = OpClass::kOpaque, .sinceVersion = 1, .inferTypes = inferShape});
+  add({.name = "Concat",
+       .opClass = OpClass::kInjective,
+       .minInputs = 1,
+       .maxInputs = kVariadicInputs,
+       .sinceVersion = 4,
+       .inferTypes = inferConcat});
+  add({.name = "Gather",
+       .opClass = OpClass::kInjective,
+       .minInputs = 2,
+       .maxInputs = 2,
+       .sinceVersion = 1,
+       .inferTypes = inferGather});
+  add({.name = "Transpose",
+       .opClass = OpClass::kInjective,
+       .sinceVersion = 1,
+       .inferTypes = inferTranspose});
+}
+
+}  // namespace kiln::ir::ops

@@ -1,0 +1,114 @@
+// Type inference of one-input elementwise ops: activations, math functions, Clip, Cast, Identity
+// and inference-mode Dropout.
+#include "infer_util.h"
+#include "kiln/ir/onnx_dtype.h"
+#include "register_ops.h"
+
+namespace kiln::ir::ops {
+
+namespace {
+
+using Check = void (*)(const Node&, size_t);
+
+void sameAsInput(Node& node) { setOutput(node, 0, inputType(node, 0)); }
+
+void requireAny(const Node& node, size_t i) { inputType(node, i); }
+
+OpDef unaryOp(const char* name, Check check, int since = 6) {
+  return {.name = name,
+          .opClass = OpClass::kElementwise,
+          .sinceVersion = since,
+          .inferTypes = [check](Node& node) {
+            check(node, 0);
+            sameAsInput(node);
+          }};
+}
+
+void requireScalarBound(const Node& node, size_t i, const char* what) {
+  if (!hasInput(node, i)) return;
+  const TensorType& t = inputType(node, i, what);
+  requireSameDtype(node, 0, i);
+  if (t.numel() != 1 || t.rank() > 1) fail(node, what, " is ", t.str(), "; expected a scalar");
+}
+
+void inferClip(Node& node) {
+  requireNumeric(node, 0);
+  bool attrForm = node.attrs.has("min") || node.attrs.has("max");
+  if (attrForm && (hasInput(node, 1) || hasInput(node, 2))) {
+    fail(node,
+         "min/max are given both as attributes (opset < 11 form) and as inputs; expected "
+         "one form");
+  }
+  node.attrs.getFloat("min", 0.0);
+  node.attrs.getFloat("max", 0.0);
+  requireScalarBound(node, 1, "min");
+  requireScalarBound(node, 2, "max");
+  sameAsInput(node);
+}
+
+void inferCast(Node& node) {
+  const TensorType& x = inputType(node, 0);
+  if (!node.attrs.has("to")) fail(node, "the 'to' attribute is required");
+  const AttrValue& to = node.attrs.all().at("to");
+  DataType t = std::holds_alternative<std::string>(to)
+                   ? dataTypeFromOnnxName(std::get<std::string>(to))
+                   : dataTypeFromOnnx(node.attrs.getInt("to"));
+  setOutput(node, 0, {t, x.shape});
+}
+
+void inferDropout(Node& node) {
+  requireFloat(node, 0);
+  if (hasInput(node, 1)) requireFloat(node, 1);
+  if (hasInput(node, 2)) {
+    std::optional<std::vector<int64_t>> training = constantInts(node.inputs[2]);
+    if (!training) {
+      fail(node, "training_mode (input 2) must be a constant false; kiln compiles inference only");
+    }
+    if (!training->empty() && (*training)[0] != 0) {
+      fail(node, "training_mode is true; expected false (kiln compiles inference only)");
+    }
+  }
+  const TensorType& x = inputType(node, 0);
+  setOutput(node, 0, x);
+  setOutput(node, 1, {DataType::boolean(), x.shape});
+}
+
+}  // namespace
+
+void registerUnaryOps(const OpAdder& add) {
+  add(unaryOp("Relu", requireFloatOrSignedInt));
+  add(unaryOp("Sigmoid", requireFloat));
+  add(unaryOp("Tanh", requireFloat));
+  add(unaryOp("Exp", requireFloat));
+  add(unaryOp("Log", requireFloat));
+  add(unaryOp("Sqrt", requireFloat));
+  add(unaryOp("Erf", requireNumeric, 9));
+  add(unaryOp("Neg", requireFloatOrSignedInt));
+  add(unaryOp("Abs", requireNumeric));
+  add(unaryOp("Identity", requireAny, 1));
+  add({.name = "LeakyRelu",
+       .opClass = OpClass::kElementwise,
+       .sinceVersion = 6,
+       .inferTypes = [](Node& node) {
+         requireFloat(node, 0);
+         node.attrs.getFloat("alpha", 0.01);
+         sameAsInput(node);
+       }});
+  add({.name = "Clip",
+       .opClass = OpClass::kElementwise,
+       .maxInputs = 3,
+       .sinceVersion = 6,
+       .inferTypes = inferClip});
+  add({.name = "Cast",
+       .opClass = OpClass::kElementwise,
+       .sinceVersion = 1,
+       .inferTypes = inferCast});
+  add({.name = "Dropout",
+       .opClass = OpClass::kElementwise,
+       .maxInputs = 3,
+       .numOutputs = 2,
+       .sinceVersion = 7,
+       .inferTypes = inferDropout});
+}
+
+}  // namespace kiln::ir::ops
