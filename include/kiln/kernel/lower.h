@@ -4,20 +4,14 @@
 #include <string>
 #include <vector>
 
+#include "kiln/ir/fused_group.h"
 #include "kiln/ir/graph.h"
 #include "kiln/kernel/loop_ir.h"
 #include "kiln/kernel/schedule.h"
 
 namespace kiln::kernel {
 
-// The nodes of one fused group, in topological order. Inputs are values read from outside the
-// group (graph inputs, constants, other groups' outputs); outputs are values used outside it.
-struct FusedGroup {
-  std::string name;  // kernel symbol name, unique in the artifact
-  std::vector<const ir::Node*> nodes;
-  std::vector<const ir::Value*> inputs;
-  std::vector<const ir::Value*> outputs;
-};
+using ir::FusedGroup;
 
 struct LoweredKernel {
   PrimFunc func;
@@ -26,8 +20,12 @@ struct LoweredKernel {
   std::vector<const ir::Value*> args;
 };
 
-// Throws kiln::Error when the group holds an op or attribute combination kiln cannot lower,
+// The kernel's symbol is SYMBOL. Throws kiln::Error when the group holds an op or attribute combination kiln cannot lower,
 // naming the node.
-LoweredKernel lowerGroup(const FusedGroup& group, const ScheduleConfig& config);
+LoweredKernel lowerGroup(const FusedGroup& group, const std::string& symbol,
+                         const ScheduleConfig& config);
+
+// The graph ops lowerGroup has kernels for, sorted.
+std::vector<std::string> loweredOps();
 
 }  // namespace kiln::kernel

@@ -1,0 +1,160 @@
+// Pooling (MaxPool, AveragePool, LpPool over 1-D/2-D windows, and the global pools): each task
+// reduces the windows of one output row into a local row, vectorized over the output columns.
+#include <algorithm>
+
+#include "../loop_builder.h"
+#include "compute_table.h"
+#include "kiln/support/error.h"
+#include "window.h"
+
+namespace kiln::kernel {
+namespace {
+
+enum class PoolKind { kMax, kAverage, kLp };
+
+Index outIndex(size_t rank, const Expr& nc, int64_t channels, const Expr& oh, const Expr& ow) {
+  Expr n = floorDivBy(nc, channels);
+  Expr c = binary(BinaryOp::kFloorMod, nc, intImm(channels));
+  if (rank == 3) return {n, c, ow};
+  return {n, c, oh, ow};
+}
+
+// Taps of window dim W that lie inside the padded input [-padBegin, in + padEnd) for output O.
+Expr paddedTaps(const WindowDim& w, const Expr& o) {
+  Expr start = o * intImm(w.stride) - intImm(w.padBegin);
+  Expr reach = ceilDivBy(intImm(w.in + w.padEnd) - start, w.dilation);
+  return clampTo(reach, 0, w.kernel);
+}
+
+Stmt emitPool(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn, PoolKind kind) {
+  const ir::Value* xv = node.inputs[0];
+  const Dims& xs = xv->type.shape;
+  const Dims& ys = node.outputs[0]->type.shape;
+  if (xs.size() != 3 && xs.size() != 4) {
+    unsupported(node, strCat("input of rank ", xs.size(), "; expected 3 (1-D) or 4 (2-D, NCHW)"));
+  }
+  DataType t = node.outputs[0]->type.dtype;
+  if (!t.isFloat()) unsupported(node, strCat("dtype ", t.str(), "; expected a float type"));
+  Dims kernel = node.attrs.getInts("kernel_shape", {});
+  if (kernel.size() != xs.size() - 2)
+    unsupported(node, "kernel_shape does not match the spatial rank");
+  std::vector<WindowDim> win = resolveWindow(node, xs, ys, kernel);
+  if (win.size() == 1) win.insert(win.begin(), WindowDim{});
+  const WindowDim& wy = win[0];
+  const WindowDim& wx = win[1];
+  bool includePad = node.attrs.getInt("count_include_pad", 0) != 0;
+  double p = static_cast<double>(node.attrs.getInt("p", 2));
+  int64_t nc = xs[0] * xs[1];
+  size_t rank = xs.size();
+
+  Expr init = kind == PoolKind::kMax ? lowest(t) : constant(0, t);
+  auto combine = [&](const Expr& acc, const Expr& x) -> Expr {
+    if (kind == PoolKind::kMax) return max(acc, x);
+    if (kind == PoolKind::kAverage) return acc + x;
+    Expr a = call(Intrinsic::kAbs, {x});
+    return acc + (p == 2 ? a * a : p == 1 ? a : call(Intrinsic::kPow, {a, constant(p, t)}));
+  };
+  return loop(ctx, "task", nc * wy.out, ctx.parallelKind(), [&](const Expr& task) {
+    Index derived{binary(BinaryOp::kFloorMod, task, intImm(wy.out)), floorDivBy(task, wy.out)};
+    return bindVars(ctx, {"oh", "plane"}, derived, [&](const Index& d) {
+      const Expr &oh = d[0], &plane = d[1];
+      Buffer acc = ctx.localBuffer("acc", t, {wx.out});
+      Stmt initRow = loop(ctx, "ow", wx.out, ctx.vectorKind(),
+                          [&](const Expr& ow) { return store(acc, ow, init); });
+      Expr khLo = wy.tapLo(oh);
+      Expr khExt = max(intImm(0), wy.tapHi(oh) - khLo);
+      Stmt body = loopRange(ctx, "kh", khLo, khExt, ForKind::kSerial, [&](const Expr& kh) {
+        Expr xRow = (plane * intImm(wy.in) + wy.inputPos(oh, kh)) * intImm(wx.in);
+        return loop(ctx, "kw", wx.kernel, ForKind::kSerial, [&](const Expr& kw) {
+          Expr lo = wx.outLo(kw);
+          return loopRange(
+              ctx, "ow", lo, max(intImm(0), wx.outHi(kw) - lo), ctx.vectorKind(),
+              [&](const Expr& ow) {
+                return store(acc, ow,
+                             combine(load(acc, ow), ctx.readFlat(xv, xRow + wx.inputPos(ow, kw))));
+              });
+        });
+      });
+      Stmt finish = loop(ctx, "ow", wx.out, ctx.vectorKind(), [&](const Expr& ow) {
+        Expr v = load(acc, ow);
+        if (kind == PoolKind::kAverage) {
+          Expr count = includePad ? paddedTaps(wy, oh) * paddedTaps(wx, ow)
+                                  : max(intImm(0), wy.tapHi(oh) - wy.tapLo(oh)) *
+                                        max(intImm(0), wx.tapHi(ow) - wx.tapLo(ow));
+          v = v / cast(t, max(count, intImm(1)));
+        } else if (kind == PoolKind::kLp) {
+          v = p == 2   ? call(Intrinsic::kSqrt, {v})
+              : p == 1 ? v
+                       : call(Intrinsic::kPow, {v, constant(1.0 / p, t)});
+        }
+        return storeFn(outIndex(rank, plane, xs[1], oh, ow), v);
+      });
+      return allocate(acc, seq({initRow, body, finish}));
+    });
+  });
+}
+
+Stmt emitGlobalPool(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn,
+                    PoolKind kind) {
+  const ir::Value* xv = node.inputs[0];
+  const Dims& xs = xv->type.shape;
+  if (xs.size() < 2)
+    unsupported(node, strCat("input of rank ", xs.size(), "; expected N, C, spatial..."));
+  DataType t = node.outputs[0]->type.dtype;
+  if (!t.isFloat()) unsupported(node, strCat("dtype ", t.str(), "; expected a float type"));
+  int64_t planes = xs[0] * xs[1];
+  int64_t size = product(xs, 2);
+  double p = static_cast<double>(node.attrs.getInt("p", 2));
+  Expr init = kind == PoolKind::kMax ? lowest(t) : constant(0, t);
+  Combine combine = [&](const Expr& acc, const Expr& x) -> Expr {
+    if (kind == PoolKind::kMax) return max(acc, x);
+    if (kind == PoolKind::kAverage) return acc + x;
+    Expr a = call(Intrinsic::kAbs, {x});
+    return acc + (p == 2 ? a * a : call(Intrinsic::kPow, {a, constant(p, t)}));
+  };
+  ForKind outer = planes * size >= (1 << 14) ? ctx.parallelKind() : ForKind::kSerial;
+  return loop(ctx, "plane", planes, outer, [&](const Expr& plane) {
+    Expr base = plane * intImm(size);
+    return reduceRange(
+        ctx, t, size, init, combine, [&](const Expr& k) { return ctx.readFlat(xv, base + k); },
+        [&](const Expr& r) {
+          Expr v = r;
+          if (kind == PoolKind::kAverage) v = r / constant(static_cast<double>(size), t);
+          if (kind == PoolKind::kLp) {
+            v = p == 2 ? call(Intrinsic::kSqrt, {r})
+                       : call(Intrinsic::kPow, {r, constant(1.0 / p, t)});
+          }
+          Index idx{floorDivBy(plane, xs[1]), binary(BinaryOp::kFloorMod, plane, intImm(xs[1]))};
+          for (size_t d = 2; d < xs.size(); ++d) idx.push_back(intImm(0));
+          return storeFn(idx, v);
+        });
+  });
+}
+
+}  // namespace
+
+void addPoolLowerings(LoweringTable& table) {
+  table["MaxPool"].emit = [](LowerContext& c, const ir::Node& n, const StoreFn& s) {
+    if (n.attrs.getInt("storage_order", 0) != 0 && n.outputs.size() > 1) {
+      unsupported(n, "storage_order=1 with an Indices output");
+    }
+    return emitPool(c, n, s, PoolKind::kMax);
+  };
+  table["AveragePool"].emit = [](LowerContext& c, const ir::Node& n, const StoreFn& s) {
+    return emitPool(c, n, s, PoolKind::kAverage);
+  };
+  table["LpPool"].emit = [](LowerContext& c, const ir::Node& n, const StoreFn& s) {
+    return emitPool(c, n, s, PoolKind::kLp);
+  };
+  table["GlobalMaxPool"].emit = [](LowerContext& c, const ir::Node& n, const StoreFn& s) {
+    return emitGlobalPool(c, n, s, PoolKind::kMax);
+  };
+  table["GlobalAveragePool"].emit = [](LowerContext& c, const ir::Node& n, const StoreFn& s) {
+    return emitGlobalPool(c, n, s, PoolKind::kAverage);
+  };
+  table["GlobalLpPool"].emit = [](LowerContext& c, const ir::Node& n, const StoreFn& s) {
+    return emitGlobalPool(c, n, s, PoolKind::kLp);
+  };
+}
+
+}  // namespace kiln::kernel

@@ -1,0 +1,94 @@
+// Index arithmetic shared by all lowerings; everything folds when its inputs are immediates.
+#include "index_math.h"
+
+#include <limits>
+
+#include "kiln/support/error.h"
+
+namespace kiln::kernel {
+
+int64_t product(const Dims& dims, size_t begin, size_t end) {
+  int64_t p = 1;
+  for (size_t i = begin; i < dims.size() && i < end; ++i) p *= dims[i];
+  return p;
+}
+
+Dims stridesOf(const Dims& shape) {
+  Dims s(shape.size(), 1);
+  for (size_t i = shape.size(); i-- > 1;) s[i - 1] = s[i] * shape[i];
+  return s;
+}
+
+Expr flatten(const Index& idx, const Dims& shape) {
+  KILN_CHECK(idx.size() == shape.size(), "index of rank ", idx.size(), " into shape of rank ",
+             shape.size());
+  Expr flat = idx.empty() ? intImm(0) : nullptr;
+  for (size_t d = 0; d < idx.size(); ++d) {
+    Expr i = shape[d] == 1 ? intImm(0) : idx[d];
+    flat = flat == nullptr ? i : flat * intImm(shape[d]) + i;
+  }
+  return flat;
+}
+
+Index unflatten(const Expr& flat, const Dims& shape) {
+  Index out(shape.size());
+  Dims strides = stridesOf(shape);
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1) {
+      out[d] = intImm(0);
+      continue;
+    }
+    Expr q = binary(BinaryOp::kFloorDiv, flat, intImm(strides[d]));
+    out[d] = d == 0 ? q : binary(BinaryOp::kFloorMod, q, intImm(shape[d]));
+  }
+  return out;
+}
+
+Index broadcastIndex(const Index& outIdx, const Dims& inShape) {
+  KILN_CHECK(inShape.size() <= outIdx.size(), "broadcast from rank ", inShape.size(), " to ",
+             outIdx.size());
+  size_t lead = outIdx.size() - inShape.size();
+  Index in(inShape.size());
+  for (size_t d = 0; d < inShape.size(); ++d) {
+    in[d] = inShape[d] == 1 ? intImm(0) : outIdx[lead + d];
+  }
+  return in;
+}
+
+Expr floorDivBy(const Expr& a, int64_t b) {
+  KILN_CHECK(b > 0, "division by ", b);
+  return binary(BinaryOp::kFloorDiv, a, intImm(b));
+}
+
+Expr ceilDivBy(const Expr& a, int64_t b) { return floorDivBy(a + intImm(b - 1), b); }
+
+int64_t ceilDiv(int64_t a, int64_t b) {
+  KILN_CHECK(b > 0, "division by ", b);
+  return a >= 0 ? (a + b - 1) / b : -((-a) / b);
+}
+
+Expr clampTo(const Expr& e, int64_t lo, int64_t hi) { return min(max(e, intImm(lo)), intImm(hi)); }
+
+Expr idx(int64_t v) { return intImm(v); }
+
+Expr constant(double v, DataType t) {
+  if (t.isFloat()) return floatImm(v, t);
+  return intImm(static_cast<int64_t>(v), t);
+}
+
+Expr lowest(DataType t) {
+  if (t.isFloat()) return floatImm(-std::numeric_limits<double>::infinity(), t);
+  if (t.isBool() || t.isUInt()) return intImm(0, t);
+  return intImm(t.bits >= 64 ? std::numeric_limits<int64_t>::min() : -(int64_t{1} << (t.bits - 1)),
+                t);
+}
+
+Expr highest(DataType t) {
+  if (t.isFloat()) return floatImm(std::numeric_limits<double>::infinity(), t);
+  if (t.isBool()) return intImm(1, t);
+  if (t.isUInt()) return intImm(t.bits >= 64 ? -1 : (int64_t{1} << t.bits) - 1, t);
+  return intImm(
+      t.bits >= 64 ? std::numeric_limits<int64_t>::max() : (int64_t{1} << (t.bits - 1)) - 1, t);
+}
+
+}  // namespace kiln::kernel

@@ -1,0 +1,133 @@
+// Loop-nest building blocks with kiln's default schedules.
+#include "loop_builder.h"
+
+#include <algorithm>
+
+#include "kiln/support/error.h"
+
+namespace kiln::kernel {
+
+Expr add(const Expr& a, const Expr& b) { return a + b; }
+
+Stmt bindVar(LowerContext& ctx, const std::string& hint, const Expr& value,
+             const std::function<Stmt(const Expr&)>& body) {
+  if (value->kind == ExprKind::kVar || value->kind == ExprKind::kIntImm ||
+      value->kind == ExprKind::kFloatImm) {
+    return body(value);
+  }
+  Expr v = ctx.freshVar(hint, value->dtype);
+  return let(v, value, body(v));
+}
+
+Stmt bindVars(LowerContext& ctx, const std::vector<std::string>& hints, const Index& values,
+              const std::function<Stmt(const Index&)>& body) {
+  std::function<Stmt(size_t, Index)> step = [&](size_t k, Index bound) -> Stmt {
+    if (k == values.size()) return body(bound);
+    std::string hint = k < hints.size() ? hints[k] : "d" + std::to_string(k);
+    return bindVar(ctx, hint, values[k], [&](const Expr& v) {
+      bound.push_back(v);
+      return step(k + 1, bound);
+    });
+  };
+  return step(0, {});
+}
+
+Stmt loopRange(LowerContext& ctx, const std::string& hint, Expr min, Expr extent, ForKind kind,
+               const BodyFn& body) {
+  if (extent->kind == ExprKind::kIntImm && extent->intValue == 1) return body(min);
+  if (extent->kind == ExprKind::kIntImm && extent->intValue <= 0) return seq({});
+  Expr v = ctx.freshVar(hint);
+  return forLoop(v, std::move(min), std::move(extent), kind, body(v));
+}
+
+Stmt loop(LowerContext& ctx, const std::string& hint, int64_t extent, ForKind kind,
+          const BodyFn& body) {
+  return loopRange(ctx, hint, intImm(0), intImm(extent), kind, body);
+}
+
+namespace {
+
+// Enough work per parallel task to amortise the pool's dispatch.
+constexpr int64_t kMinParallelElements = 1 << 14;
+
+Stmt flatNest(LowerContext& ctx, int64_t n, const std::function<Stmt(const Index&)>& body) {
+  int64_t lanes = std::max(1, ctx.config().vectorLanes);
+  int64_t chunk = ctx.knob("chunk", std::max<int64_t>(lanes * 256, 4096));
+  chunk = std::max<int64_t>(1, chunk);
+  if (n < kMinParallelElements || n <= chunk || ctx.parallelKind() != ForKind::kParallel) {
+    return loop(ctx, "i", n, ctx.vectorKind(), [&](const Expr& i) { return body({i}); });
+  }
+  int64_t chunks = ceilDiv(n, chunk);
+  return loop(ctx, "chunk", chunks, ForKind::kParallel, [&](const Expr& c) {
+    Expr start = c * intImm(chunk);
+    Expr extent = n % chunk == 0 ? intImm(chunk) : min(intImm(chunk), intImm(n) - start);
+    return loopRange(ctx, "i", start, extent, ctx.vectorKind(),
+                     [&](const Expr& i) { return body({i}); });
+  });
+}
+
+}  // namespace
+
+Stmt elementwiseNest(LowerContext& ctx, const Dims& shape,
+                     const std::function<Stmt(const Index&)>& body) {
+  if (product(shape) == 0) return seq({});
+  if (shape.empty()) return body({});
+  if (shape.size() == 1) return flatNest(ctx, shape[0], body);
+  Dims outer(shape.begin(), shape.end() - 1);
+  int64_t inner = shape.back();
+  int64_t nOuter = product(outer);
+  ForKind outerKind =
+      nOuter * inner >= kMinParallelElements && nOuter > 1 ? ctx.parallelKind() : ForKind::kSerial;
+  return loop(ctx, "o", nOuter, outerKind, [&](const Expr& o) {
+    return bindVars(ctx, {}, unflatten(o, outer), [&](const Index& idx) {
+      return loop(ctx, "i", inner, ctx.vectorKind(), [&](const Expr& i) {
+        Index full = idx;
+        full.push_back(i);
+        return body(full);
+      });
+    });
+  });
+}
+
+Stmt withScalar(LowerContext& ctx, const std::string& hint, const Expr& init,
+                const std::function<Stmt(const Buffer&)>& body) {
+  Buffer b = ctx.localBuffer(hint, init->dtype, {1});
+  return allocate(b, seq({store(b, intImm(0), init), body(b)}));
+}
+
+Stmt reduceRange(LowerContext& ctx, DataType t, int64_t n, const Expr& init, const Combine& combine,
+                 const std::function<Expr(const Expr& k)>& value,
+                 const std::function<Stmt(const Expr& result)>& then) {
+  int64_t lanes = std::max(1, ctx.config().vectorLanes);
+  if (n < 2 * lanes) {
+    return withScalar(ctx, "acc", init, [&](const Buffer& acc) {
+      Stmt body = loop(ctx, "k", n, ForKind::kSerial, [&](const Expr& k) {
+        return store(acc, intImm(0), combine(load(acc, intImm(0)), value(k)));
+      });
+      return seq({body, then(load(acc, intImm(0)))});
+    });
+  }
+  Buffer part = ctx.localBuffer("part", t, {lanes});
+  int64_t full = n / lanes;
+  Stmt initParts =
+      loop(ctx, "l", lanes, ctx.vectorKind(), [&](const Expr& l) { return store(part, l, init); });
+  Stmt main = loop(ctx, "kc", full, ForKind::kSerial, [&](const Expr& c) {
+    return loop(ctx, "l", lanes, ctx.vectorKind(), [&](const Expr& l) {
+      return store(part, l, combine(load(part, l), value(c * intImm(lanes) + l)));
+    });
+  });
+  Stmt tail = loopRange(ctx, "k", intImm(full * lanes), intImm(n - full * lanes), ForKind::kSerial,
+                        [&](const Expr& k) {
+                          return store(part, intImm(0), combine(load(part, intImm(0)), value(k)));
+                        });
+  Stmt finish = withScalar(ctx, "acc", load(part, intImm(0)), [&](const Buffer& acc) {
+    Stmt fold =
+        loopRange(ctx, "l", intImm(1), intImm(lanes - 1), ForKind::kSerial, [&](const Expr& l) {
+          return store(acc, intImm(0), combine(load(acc, intImm(0)), load(part, l)));
+        });
+    return seq({fold, then(load(acc, intImm(0)))});
+  });
+  return allocate(part, seq({initParts, main, tail, finish}));
+}
+
+}  // namespace kiln::kernel

@@ -1,0 +1,47 @@
+// Loop-nest building blocks with kiln's default schedules: chunked parallel elementwise nests and
+// vectorized reductions with per-lane partial results.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "index_math.h"
+#include "lower_context.h"
+
+namespace kiln::kernel {
+
+using BodyFn = std::function<Stmt(const Expr& i)>;
+
+// for (i = MIN; i < MIN + EXTENT; ++i) BODY(i); no loop when EXTENT is the immediate 1.
+Stmt loopRange(LowerContext& ctx, const std::string& hint, Expr min, Expr extent, ForKind kind,
+               const BodyFn& body);
+Stmt loop(LowerContext& ctx, const std::string& hint, int64_t extent, ForKind kind,
+          const BodyFn& body);
+
+// Loops over every index of SHAPE: the outer dimensions in one parallel loop (or fixed-size chunks
+// of a 1-D shape), the innermost dimension vectorized. Knob "chunk" sets the 1-D chunk size.
+Stmt elementwiseNest(LowerContext& ctx, const Dims& shape,
+                     const std::function<Stmt(const Index&)>& body);
+
+using Combine = std::function<Expr(const Expr& acc, const Expr& x)>;
+// Reduces VALUE(k) for k in [0, N) with COMBINE starting from INIT, keeping one partial result per
+// vector lane, and emits THEN(result).
+Stmt reduceRange(LowerContext& ctx, DataType t, int64_t n, const Expr& init, const Combine& combine,
+                 const std::function<Expr(const Expr& k)>& value,
+                 const std::function<Stmt(const Expr& result)>& then);
+
+// A one-element local buffer used as a mutable scalar, initialised to INIT, live in BODY(buffer).
+Stmt withScalar(LowerContext& ctx, const std::string& hint, const Expr& init,
+                const std::function<Stmt(const Buffer&)>& body);
+
+// Binds VALUE to a fresh immutable variable for BODY (unless it is already a variable or an
+// immediate), so index arithmetic derived from a task number is computed once.
+Stmt bindVar(LowerContext& ctx, const std::string& hint, const Expr& value,
+             const std::function<Stmt(const Expr&)>& body);
+// The same for several values at once.
+Stmt bindVars(LowerContext& ctx, const std::vector<std::string>& hints, const Index& values,
+              const std::function<Stmt(const Index&)>& body);
+
+Expr add(const Expr& a, const Expr& b);
+
+}  // namespace kiln::kernel

@@ -1,0 +1,143 @@
+// The state shared by all op lowerings of one fused group.
+#include "lower_context.h"
+
+#include <cctype>
+
+#include "index_math.h"
+#include "kiln/support/error.h"
+
+namespace kiln::kernel {
+namespace {
+
+std::string sanitize(const std::string& name) {
+  std::string s;
+  for (char c : name) {
+    bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    if (ok) {
+      s += c;
+    } else if (!s.empty() && s.back() != '_') {
+      s += '_';
+    }
+  }
+  while (!s.empty() && s.back() == '_') s.pop_back();
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "v" + s;
+  return s;
+}
+
+template <typename T>
+double scalarAt(const runtime::NDArray& a) {
+  return static_cast<double>(*a.data<T>());
+}
+
+}  // namespace
+
+void unsupported(const ir::Node& node, const std::string& why) {
+  throw Error(strCat("cannot lower node '", node.name, "' (", node.op, "): ", why));
+}
+
+LowerContext::LowerContext(const ir::FusedGroup& group, std::string symbol,
+                           const ScheduleConfig& config)
+    : group_(group), symbol_(std::move(symbol)), config_(config) {
+  for (const ir::Node* n : group.nodes) {
+    for (const ir::Value* v : n->outputs) made_.insert(v);
+  }
+}
+
+int64_t LowerContext::knob(const std::string& name, int64_t dflt) const {
+  auto it = config_.knobs.find(symbol_ + "/" + name);
+  return it == config_.knobs.end() ? dflt : it->second;
+}
+
+ForKind LowerContext::parallelKind() const {
+  return config_.parallel ? ForKind::kParallel : ForKind::kSerial;
+}
+
+ForKind LowerContext::vectorKind() const {
+  return config_.vectorLanes > 1 ? ForKind::kVectorized : ForKind::kSerial;
+}
+
+std::string LowerContext::uniqueName(const std::string& hint) {
+  std::string base = sanitize(hint);
+  std::string name = base;
+  for (int i = 1; names_.count(name) != 0; ++i) name = base + "_" + std::to_string(i);
+  names_.insert(name);
+  return name;
+}
+
+Expr LowerContext::freshVar(const std::string& hint, DataType t) {
+  return var(uniqueName(hint), t);
+}
+
+Buffer LowerContext::localBuffer(const std::string& hint, DataType t, std::vector<int64_t> shape) {
+  return makeBuffer(uniqueName(hint), t, std::move(shape));
+}
+
+bool LowerContext::inGroup(const ir::Value* v) const { return made_.count(v) != 0; }
+
+Expr LowerContext::immediate(const ir::Value* v) const {
+  if (v == nullptr || !v->isConstant() || v->type.numel() != 1) return nullptr;
+  const runtime::NDArray& a = *v->constant;
+  DataType t = v->type.dtype;
+  if (t == DataType::float32()) return floatImm(scalarAt<float>(a), t);
+  if (t == DataType::float64()) return floatImm(scalarAt<double>(a), t);
+  if (t == DataType::int64()) return intImm(*a.data<int64_t>(), t);
+  if (t == DataType::int32()) return intImm(*a.data<int32_t>(), t);
+  if (t == DataType::int8()) return intImm(*a.data<int8_t>(), t);
+  if (t == DataType::uint8() || t == DataType::boolean()) return intImm(*a.data<uint8_t>(), t);
+  return nullptr;
+}
+
+Buffer LowerContext::param(const ir::Value* v) {
+  auto it = params_.find(v);
+  if (it != params_.end()) return it->second;
+  Buffer b = makeBuffer(uniqueName(v->name), v->type.dtype, v->type.shape);
+  params_[v] = b;
+  return b;
+}
+
+Expr LowerContext::readFlat(const ir::Value* v, Expr flat) {
+  KILN_CHECK(!inGroup(v), "readFlat of in-group value ", v->name);
+  if (Expr imm = immediate(v)) return imm;
+  return load(param(v), std::move(flat));
+}
+
+const std::vector<int64_t>& LowerContext::shapeOf(const ir::Value* v) const {
+  auto it = shapes_.find(v);
+  return it == shapes_.end() ? v->type.shape : it->second;
+}
+
+void LowerContext::overrideShape(const ir::Value* v, std::vector<int64_t> shape) {
+  shapes_[v] = std::move(shape);
+}
+
+Accessor LowerContext::accessor(const ir::Value* v) {
+  if (inGroup(v)) {
+    auto it = defined_.find(v);
+    KILN_CHECK(it != defined_.end(), "value ", v->name, " is used before it is defined");
+    return it->second;
+  }
+  return [this, v](const Index& i) { return readFlat(v, flatten(i, shapeOf(v))); };
+}
+
+void LowerContext::define(const ir::Value* v, Accessor a) { defined_[v] = std::move(a); }
+
+LoweredKernel LowerContext::finish(Stmt body) {
+  LoweredKernel k;
+  k.func.name = symbol_;
+  for (const ir::Value* v : group_.inputs) {
+    auto it = params_.find(v);
+    if (it == params_.end()) continue;
+    k.func.params.push_back(it->second);
+    k.args.push_back(v);
+  }
+  for (const ir::Value* v : group_.outputs) {
+    k.func.params.push_back(param(v));
+    k.args.push_back(v);
+  }
+  KILN_CHECK(k.func.params.size() == params_.size(), "group ", group_.name,
+             " reads a value that is not among its inputs");
+  k.func.body = std::move(body);
+  return k;
+}
+
+}  // namespace kiln::kernel

@@ -1,0 +1,82 @@
+// The state shared by all op lowerings of one fused group: parameters, element accessors of the
+// group's values, fresh names and schedule knobs.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kiln/ir/fused_group.h"
+#include "kiln/ir/graph.h"
+#include "kiln/kernel/loop_ir.h"
+#include "kiln/kernel/lower.h"
+#include "kiln/kernel/schedule.h"
+
+namespace kiln::kernel {
+
+// A multi-dimensional element index, one int64 expression per dimension of a value's shape.
+using Index = std::vector<Expr>;
+// The element of a value at an index, as an expression (TE-style compute definition).
+using Accessor = std::function<Expr(const Index&)>;
+// Emits the final store(s) of the group for the anchor's output element at IDX holding VALUE; the
+// group's epilogue (bias, activation, residual add) is applied on the way.
+using StoreFn = std::function<Stmt(const Index& idx, Expr value)>;
+
+class LowerContext {
+ public:
+  LowerContext(const ir::FusedGroup& group, std::string symbol, const ScheduleConfig& config);
+
+  const ir::FusedGroup& group() const { return group_; }
+  const std::string& symbol() const { return symbol_; }
+  const ScheduleConfig& config() const { return config_; }
+
+  // A knob "SYMBOL/NAME" from the config, or DFLT when it is not set.
+  int64_t knob(const std::string& name, int64_t dflt) const;
+  // The loop kind for an outer loop: kParallel when the config allows it.
+  ForKind parallelKind() const;
+  ForKind vectorKind() const;
+
+  // A new int64 variable with a name unique in this kernel.
+  Expr freshVar(const std::string& hint, DataType t = DataType::int64());
+  // A new local buffer (for Allocate) with a unique name.
+  Buffer localBuffer(const std::string& hint, DataType t, std::vector<int64_t> shape);
+
+  // Whether V is computed inside the group.
+  bool inGroup(const ir::Value* v) const;
+  // A scalar constant that is folded into the code; null when V is not one.
+  Expr immediate(const ir::Value* v) const;
+  // Reads element FLAT of V (from outside the group): an immediate or a load of its parameter.
+  Expr readFlat(const ir::Value* v, Expr flat);
+  // The parameter buffer of V (an input from outside or a group output), created on first use.
+  Buffer param(const ir::Value* v);
+
+  // The shape V has in this lowering (elementwise groups may collapse dimensions).
+  const std::vector<int64_t>& shapeOf(const ir::Value* v) const;
+  void overrideShape(const ir::Value* v, std::vector<int64_t> shape);
+
+  // The element accessor of V: its compute definition when V is made in the group, else a read.
+  Accessor accessor(const ir::Value* v);
+  void define(const ir::Value* v, Accessor a);
+
+  // The kernel: used inputs in group.inputs order, then the group outputs.
+  LoweredKernel finish(Stmt body);
+
+ private:
+  std::string uniqueName(const std::string& hint);
+
+  const ir::FusedGroup& group_;
+  std::string symbol_;
+  const ScheduleConfig& config_;
+  std::set<std::string> names_;
+  std::set<const ir::Value*> made_;
+  std::map<const ir::Value*, Buffer> params_;
+  std::map<const ir::Value*, Accessor> defined_;
+  std::map<const ir::Value*, std::vector<int64_t>> shapes_;
+};
+
+// Throws kiln::Error "cannot lower NODE (OP): WHY".
+[[noreturn]] void unsupported(const ir::Node& node, const std::string& why);
+
+}  // namespace kiln::kernel

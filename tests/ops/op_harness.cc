@@ -1,0 +1,202 @@
+// The operator-test harness: graph building, end-to-end compilation and comparison.
+#include "op_harness.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <random>
+
+#include "kiln/driver/compile.h"
+#include "kiln/ir/op_registry.h"
+#include "kiln/runtime/module.h"
+#include "kiln/support/error.h"
+
+namespace kiln::optest {
+
+HostTensor zeros(const Shape& shape, DataType dtype) {
+  HostTensor t{shape, dtype, {}};
+  t.data.assign(static_cast<size_t>(t.numel()), 0.0);
+  return t;
+}
+
+ir::Attrs attrs(std::initializer_list<std::pair<std::string, ir::AttrValue>> list) {
+  ir::Attrs a;
+  for (const auto& [name, value] : list) a.set(name, value);
+  return a;
+}
+
+HostTensor ints(const Shape& shape, std::vector<double> values, DataType dtype) {
+  return HostTensor{shape, dtype, std::move(values)};
+}
+
+HostTensor rounded(HostTensor t) {
+  for (double& v : t.data) {
+    if (t.dtype == DataType::float32()) {
+      v = static_cast<float>(v);
+    } else if (t.dtype.isBool()) {
+      v = v != 0 ? 1 : 0;
+    } else if (!t.dtype.isFloat()) {
+      v = std::trunc(v);
+    }
+  }
+  return t;
+}
+
+HostTensor randomTensor(const Shape& shape, uint32_t seed, double lo, double hi, DataType dtype) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> dist(lo, hi);
+  HostTensor t = zeros(shape, dtype);
+  for (double& v : t.data) {
+    v = dist(rng);
+    if (!dtype.isFloat()) v = std::floor(v);
+  }
+  return rounded(t);
+}
+
+namespace {
+
+template <typename T>
+void fill(const HostTensor& t, runtime::NDArray& a) {
+  T* p = a.data<T>();
+  for (int64_t i = 0; i < t.numel(); ++i) p[i] = static_cast<T>(t.at(i));
+}
+
+template <typename T>
+void read(const runtime::NDArray& a, HostTensor& t) {
+  const T* p = a.data<T>();
+  for (int64_t i = 0; i < t.numel(); ++i) t.at(i) = static_cast<double>(p[i]);
+}
+
+}  // namespace
+
+runtime::NDArray toNDArray(const HostTensor& t) {
+  runtime::NDArray a = runtime::NDArray::empty(t.shape, t.dtype);
+  if (t.dtype == DataType::float32()) {
+    fill<float>(t, a);
+  } else if (t.dtype == DataType::float64()) {
+    fill<double>(t, a);
+  } else if (t.dtype == DataType::int64()) {
+    fill<int64_t>(t, a);
+  } else if (t.dtype == DataType::int32()) {
+    fill<int32_t>(t, a);
+  } else if (t.dtype == DataType::int8()) {
+    fill<int8_t>(t, a);
+  } else if (t.dtype == DataType::uint8() || t.dtype == DataType::boolean()) {
+    fill<uint8_t>(t, a);
+  } else {
+    throw Error("toNDArray: unsupported dtype " + t.dtype.str());
+  }
+  return a;
+}
+
+HostTensor fromNDArray(const runtime::NDArray& a) {
+  HostTensor t = zeros(a.shape(), a.dtype());
+  if (t.dtype == DataType::float32()) {
+    read<float>(a, t);
+  } else if (t.dtype == DataType::float64()) {
+    read<double>(a, t);
+  } else if (t.dtype == DataType::int64()) {
+    read<int64_t>(a, t);
+  } else if (t.dtype == DataType::int32()) {
+    read<int32_t>(a, t);
+  } else if (t.dtype == DataType::int8()) {
+    read<int8_t>(a, t);
+  } else if (t.dtype == DataType::uint8() || t.dtype == DataType::boolean()) {
+    read<uint8_t>(a, t);
+  } else {
+    throw Error("fromNDArray: unsupported dtype " + t.dtype.str());
+  }
+  return t;
+}
+
+OpGraph::OpGraph() : graph_(std::make_unique<ir::Graph>()) {}
+
+ir::Value* OpGraph::input(const HostTensor& value) {
+  std::string name = "in" + std::to_string(counter_++);
+  inputs_.emplace_back(name, value);
+  return graph_->addInput(name, {value.dtype, value.shape});
+}
+
+ir::Value* OpGraph::constant(const HostTensor& value) {
+  return graph_->addConstant("const" + std::to_string(counter_++), toNDArray(value));
+}
+
+std::vector<ir::Value*> OpGraph::nodeOutputs(const std::string& op,
+                                             const std::vector<ir::Value*>& inputs, ir::Attrs attrs,
+                                             int numOutputs) {
+  std::string name = op + std::to_string(counter_++);
+  std::vector<std::string> outNames;
+  for (int i = 0; i < numOutputs; ++i) outNames.push_back(name + "_out" + std::to_string(i));
+  ir::Node* n = graph_->addNode(op, name, inputs, outNames, std::move(attrs));
+  ir::inferTypes(*n);
+  return n->outputs;
+}
+
+ir::Value* OpGraph::node(const std::string& op, const std::vector<ir::Value*>& inputs,
+                         ir::Attrs attrs) {
+  return nodeOutputs(op, inputs, std::move(attrs))[0];
+}
+
+void OpGraph::expect(ir::Value* v, const HostTensor& want, const std::string& label, double rtol) {
+  graph_->outputs().push_back(v);
+  expected_.push_back({want, label, rtol});
+}
+
+namespace {
+
+std::string artifactPath(int optLevel) {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string dir = std::string(KILN_BINARY_DIR) + "/op_tests_artifacts";
+  std::filesystem::create_directories(dir);
+  return dir + "/" + info->test_suite_name() + "_" + info->name() + "_O" +
+         std::to_string(optLevel) + ".so";
+}
+
+void compare(const HostTensor& got, const HostTensor& want, const std::string& label, double rtol) {
+  ASSERT_EQ(got.shape, want.shape) << label;
+  ASSERT_EQ(got.dtype, want.dtype) << label;
+  double scale = 0;
+  for (double w : want.data) scale = std::max(scale, std::fabs(w));
+  double tol = want.dtype.isFloat() ? rtol * std::max(scale, 1e-30) : 0.0;
+  int64_t bad = 0;
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    double g = got.at(i), w = want.at(i);
+    bool same = (std::isnan(g) && std::isnan(w)) || g == w || std::fabs(g - w) <= tol;
+    if (!same && bad++ < 5) {
+      ADD_FAILURE() << label << ": element " << i << " is " << g << ", expected " << w
+                    << " (tolerance " << tol << ")";
+    }
+  }
+  EXPECT_EQ(bad, 0) << label << ": " << bad << " of " << want.numel() << " elements differ";
+}
+
+}  // namespace
+
+void OpGraph::check(int optLevel) {
+  std::string path = artifactPath(optLevel);
+  driver::CompileOptions options;
+  options.optLevel = optLevel;
+  driver::compileGraph(*graph_, path, options);
+  runtime::Module lib = runtime::loadModule(path);
+  runtime::Module ex = lib["default"](runtime::Device::cpu()).asModule();
+  for (const auto& [name, value] : inputs_) ex["set_input"](name, toNDArray(value));
+  ex["run"]();
+  for (size_t i = 0; i < expected_.size(); ++i) {
+    HostTensor got = fromNDArray(ex["get_output"](static_cast<int64_t>(i)).asNDArray());
+    compare(got, expected_[i].want, strCat(expected_[i].label, " at -O", optLevel),
+            expected_[i].rtol);
+  }
+}
+
+void checkAtAllLevels(const std::function<void(OpGraph&)>& build) {
+  for (int level : {3, 0}) {
+    OpGraph g;
+    build(g);
+    SCOPED_TRACE(strCat("opt level ", level));
+    g.check(level);
+  }
+}
+
+}  // namespace kiln::optest

@@ -1,0 +1,23 @@
+// Runs a graph's fused groups through lowerGroup and the loop IR interpreter, for numeric tests of
+// lowering that do not depend on code generation.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kiln/ir/graph.h"
+#include "kiln/kernel/schedule.h"
+#include "loop_ir_interpreter.h"
+
+namespace kiln::kernel::testing {
+
+Storage toStorage(const runtime::NDArray& a);
+
+// The graph outputs for INPUTS (by input name), grouping nodes by their `group` annotations.
+// KNOBS ("oc_tile" -> 2) apply to every kernel, on top of CONFIG.
+std::vector<Storage> runGraph(const ir::Graph& graph, const std::map<std::string, Storage>& inputs,
+                              const ScheduleConfig& config = {},
+                              const std::map<std::string, int64_t>& knobs = {});
+
+}  // namespace kiln::kernel::testing

@@ -1,0 +1,20 @@
+// A reference interpreter of the loop IR, so lowering can be checked numerically without codegen:
+// every load and store is bounds-checked and local buffers start as NaN to expose missing writes.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kiln/kernel/loop_ir.h"
+
+namespace kiln::kernel::testing {
+
+// Element storage of one buffer; every dtype is held as double (exact for the integers tests use).
+using Storage = std::vector<double>;
+
+// Runs F with ARGS[i] as the storage of F.params[i]; throws std::runtime_error on an
+// out-of-bounds access, a read of an unwritten local element or an unbound variable.
+void interpret(const PrimFunc& f, const std::vector<Storage*>& args);
+
+}  // namespace kiln::kernel::testing
