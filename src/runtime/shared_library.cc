@@ -8,8 +8,11 @@
 namespace kiln::runtime {
 
 SharedLibrary::SharedLibrary(const std::string& path) : path_(path) {
+  // dlopen searches the library path for a name without a '/'; a user naming "model.so" means
+  // the file in the current folder.
+  std::string file = path.find('/') == std::string::npos ? "./" + path : path;
   // RTLD_LOCAL: two artifacts may export the same kernel symbols without clashing.
-  handle_ = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  handle_ = ::dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle_) {
     const char* why = ::dlerror();
     throw Error(strCat("cannot load shared library '", path, "': ", why ? why : "unknown error"));

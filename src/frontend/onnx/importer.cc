@@ -123,6 +123,14 @@ class Importer {
     }
   }
 
+  // Before opset 13, Softmax, LogSoftmax and Hardmax flatten the input to 2-D at `axis`; the
+  // graph IR has no opset per node, so the importer marks such nodes for kernel lowering.
+  void markLegacySoftmax(const NodeProto& node, ir::Attrs& attrs) const {
+    const std::string& op = node.op_type();
+    bool softmaxLike = op == "Softmax" || op == "LogSoftmax" || op == "Hardmax";
+    if (softmaxLike && graph_->opsetVersion < 13) attrs.set("kiln.softmax_legacy", int64_t{1});
+  }
+
   void importNode(const NodeProto& node) {
     std::string name = nodeName(node);
     if (node.op_type() == "Constant" && isDefaultDomain(node.domain())) {
@@ -141,6 +149,7 @@ class Importer {
       if (outputNames[i].empty()) outputNames[i] = freshValueName(strCat(name, "_unused_", i));
     }
     ir::Attrs attrs = convertAttributes(node, describe(node, name));
+    markLegacySoftmax(node, attrs);
     ir::Node* n =
         graph_->addNode(node.op_type(), name, std::move(inputs), outputNames, std::move(attrs));
     ir::inferTypes(*n);

@@ -1,0 +1,25 @@
+// Building the graph executor's metadata (runtime/graph_executor.h documents the schema).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kiln/ir/graph.h"
+#include "kiln/kernel/lower.h"
+#include "kiln/runtime/artifact.h"
+#include "kiln/transform/plan_memory.h"
+
+namespace kiln::driver {
+
+struct GraphExecutorModel {
+  Json metadata;
+  runtime::ParamList params;  // every constant a kernel reads, named like its value
+};
+
+// KERNELS are in execution order; every arg of every kernel must be a graph input, a constant or
+// a value the plan places.
+GraphExecutorModel buildGraphMetadata(const ir::Graph& graph,
+                                      const std::vector<kernel::LoweredKernel>& kernels,
+                                      const transform::MemoryPlan& plan);
+
+}  // namespace kiln::driver

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The whole test suite: install, build (full and runtime-only), run every test.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+scripts/install_deps.sh
+scripts/build.sh
+# The runtime must build alone, without LLVM, ONNX or protobuf: it is what goes onto a device.
+cmake --preset runtime-only >/dev/null
+cmake --build --preset runtime-only -j "$(nproc)"
+ctest --test-dir build/release --output-on-failure -j "$(nproc)"

@@ -1,0 +1,99 @@
+// The compiler pipeline, top to bottom: import, graph passes, lowering, memory plan, codegen.
+#include "kiln/driver/compile.h"
+
+#include <cctype>
+
+#include "kiln/codegen/llvm/build_library.h"
+#include "kiln/driver/graph_metadata.h"
+#include "kiln/driver/materialize_outputs.h"
+#include "kiln/driver/pipeline.h"
+#include "kiln/frontend/onnx/importer.h"
+#include "kiln/ir/fused_group.h"
+#include "kiln/kernel/lower.h"
+#include "kiln/runtime/artifact.h"
+#include "kiln/support/error.h"
+#include "kiln/support/file.h"
+#include "kiln/transform/plan_memory.h"
+
+namespace kiln::driver {
+namespace {
+
+void checkOptions(const CompileOptions& options) {
+  if (options.executor != "graph") {
+    throw Error(strCat("--executor '", options.executor,
+                       "' is not supported; expected 'graph' (the AOT executor comes later)"));
+  }
+  const std::string& name = options.modelName;
+  bool ok = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]));
+  for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+  if (!ok) {
+    throw Error(strCat("--model-name '", name,
+                       "' is not valid; expected letters, digits and '_', not starting with a "
+                       "digit"));
+  }
+}
+
+std::vector<kernel::LoweredKernel> lowerAll(const std::vector<ir::FusedGroup>& groups,
+                                            const CompileOptions& options,
+                                            const kernel::ScheduleConfig& config) {
+  std::vector<kernel::LoweredKernel> kernels;
+  kernels.reserve(groups.size());
+  for (const ir::FusedGroup& group : groups) {
+    std::string symbol = strCat("kiln_", options.modelName, "_", group.name);
+    kernels.push_back(kernel::lowerGroup(group, symbol, config));
+  }
+  return kernels;
+}
+
+void dumpKernels(const std::string& dir, const std::vector<kernel::LoweredKernel>& kernels,
+                 const Json& metadata) {
+  std::string text;
+  for (const kernel::LoweredKernel& k : kernels) text += kernel::printPrimFunc(k.func) + "\n";
+  writeFileAtomic(dir + "/kernels.tir", text);
+  writeFileAtomic(dir + "/graph_executor.json", metadata.dump(2));
+}
+
+}  // namespace
+
+void compileGraph(ir::Graph& graph, const std::string& outputPath, const CompileOptions& options) {
+  checkOptions(options);
+  codegen::Target target =
+      options.target.empty() ? codegen::Target::host() : codegen::Target::parse(options.target);
+  if (!options.dumpIrDir.empty()) makeDirectories(options.dumpIrDir);
+
+  ir::runPasses(graph, buildPipeline(options.optLevel), options.dumpIrDir);
+  materializeOutputs(graph);
+  std::vector<ir::FusedGroup> groups = ir::collectGroups(graph);
+
+  kernel::ScheduleConfig config;
+  config.vectorLanes = target.vectorLanes();
+  std::vector<kernel::LoweredKernel> kernels = lowerAll(groups, options, config);
+  transform::MemoryPlan plan = transform::planMemory(graph, groups);
+  GraphExecutorModel model = buildGraphMetadata(graph, kernels, plan);
+  if (!options.dumpIrDir.empty()) dumpKernels(options.dumpIrDir, kernels, model.metadata);
+
+  runtime::Artifact artifact;
+  artifact.target = target.toJson();
+  artifact.models.push_back(
+      {options.modelName, "graph", std::move(model.metadata), runtime::saveParams(model.params)});
+
+  std::vector<kernel::PrimFunc> funcs;
+  funcs.reserve(kernels.size());
+  for (kernel::LoweredKernel& k : kernels) funcs.push_back(std::move(k.func));
+  codegen::BuildOptions build;
+  build.target = target;
+  build.optLevel = options.optLevel;
+  if (!options.dumpIrDir.empty()) build.dumpLlvmPath = options.dumpIrDir + "/module.ll";
+  codegen::buildSharedLibrary(funcs, runtime::serializeArtifact(artifact), build, outputPath);
+}
+
+void compileOnnxFile(const std::string& onnxPath, const std::string& outputPath,
+                     const CompileOptions& options) {
+  checkOptions(options);
+  frontend::onnx::ImportOptions importOptions;
+  importOptions.inputShapes = options.inputShapes;
+  std::unique_ptr<ir::Graph> graph = frontend::onnx::importOnnx(onnxPath, importOptions);
+  compileGraph(*graph, outputPath, options);
+}
+
+}  // namespace kiln::driver

@@ -1,0 +1,95 @@
+// Writes the graph executor's metadata: tensors with their planned places, kernels with their args.
+#include "kiln/driver/graph_metadata.h"
+
+#include <map>
+
+#include "kiln/support/error.h"
+
+namespace kiln::driver {
+namespace {
+
+Json shapeJson(const runtime::Shape& shape) {
+  Json::Array dims;
+  for (int64_t d : shape) dims.emplace_back(d);
+  return Json(std::move(dims));
+}
+
+class TensorTable {
+ public:
+  TensorTable(const transform::MemoryPlan& plan, GraphExecutorModel& out)
+      : plan_(plan), out_(out) {}
+
+  int64_t id(const ir::Value* v) {
+    if (auto it = ids_.find(v); it != ids_.end()) return it->second;
+    Json t;
+    t["name"] = v->name;
+    t["shape"] = shapeJson(v->type.shape);
+    t["dtype"] = v->type.dtype.str();
+    if (v->isConstant()) {
+      t["storage"] = -1;
+      t["offset"] = 0;
+      params_.push(Json(static_cast<int64_t>(tensors_.size())));
+      out_.params.emplace_back(v->name, *v->constant);
+    } else {
+      auto slot = plan_.slots.find(v);
+      KILN_CHECK(slot != plan_.slots.end(), "value '", v->name, "' has no place in the plan");
+      t["storage"] = slot->second.storage;
+      t["offset"] = slot->second.offset;
+    }
+    int64_t id = static_cast<int64_t>(tensors_.size());
+    tensors_.push(std::move(t));
+    ids_[v] = id;
+    return id;
+  }
+
+  Json tensors() const { return tensors_; }
+  Json params() const { return params_.isNull() ? Json(Json::Array{}) : params_; }
+
+ private:
+  const transform::MemoryPlan& plan_;
+  GraphExecutorModel& out_;
+  std::map<const ir::Value*, int64_t> ids_;
+  Json tensors_ = Json(Json::Array{});
+  Json params_;
+};
+
+}  // namespace
+
+GraphExecutorModel buildGraphMetadata(const ir::Graph& graph,
+                                      const std::vector<kernel::LoweredKernel>& kernels,
+                                      const transform::MemoryPlan& plan) {
+  GraphExecutorModel out;
+  TensorTable table(plan, out);
+  Json inputs = Json(Json::Array{});
+  for (const ir::Value* v : graph.inputs()) inputs.push(table.id(v));
+  Json calls = Json(Json::Array{});
+  for (const kernel::LoweredKernel& k : kernels) {
+    Json args = Json(Json::Array{});
+    for (const ir::Value* v : k.args) args.push(table.id(v));
+    Json call;
+    call["name"] = k.func.name;
+    call["symbol"] = k.func.name;
+    call["args"] = std::move(args);
+    calls.push(std::move(call));
+  }
+  Json outputs = Json(Json::Array{});
+  for (const ir::Value* v : graph.outputs()) {
+    KILN_CHECK(!v->isConstant(), "graph output '", v->name, "' must be computed by a kernel");
+    outputs.push(table.id(v));
+  }
+  Json storages = Json(Json::Array{});
+  for (int64_t size : plan.storageSizes) {
+    Json s;
+    s["size"] = size;
+    storages.push(std::move(s));
+  }
+  out.metadata["storages"] = std::move(storages);
+  out.metadata["tensors"] = table.tensors();
+  out.metadata["inputs"] = std::move(inputs);
+  out.metadata["outputs"] = std::move(outputs);
+  out.metadata["params"] = table.params();
+  out.metadata["kernels"] = std::move(calls);
+  return out;
+}
+
+}  // namespace kiln::driver

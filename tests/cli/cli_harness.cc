@@ -1,0 +1,38 @@
+// Process plumbing for the command-line tests.
+#include "cli_harness.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+
+namespace kiln::test {
+
+CommandResult runKiln(const std::string& args) {
+  std::string cmd = std::string(KILN_BIN) + " " + args + " 2>&1";
+  CommandResult result;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (pipe == nullptr) return result;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) result.output.append(buf, n);
+  int status = pclose(pipe);
+  result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+std::string scratchDir() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::filesystem::path dir = std::filesystem::path(KILN_BINARY_DIR) / "tests" / "scratch" /
+                              (std::string(info->test_suite_name()) + "." + info->name());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
+std::string nodeTestDir(const std::string& name) {
+  return "/usr/share/libonnx-testdata/data/node/" + name;
+}
+
+}  // namespace kiln::test

@@ -1,0 +1,20 @@
+// Runs the kiln executable as a user would, capturing its exit code and output.
+#pragma once
+
+#include <string>
+
+namespace kiln::test {
+
+struct CommandResult {
+  int exitCode = -1;
+  std::string output;  // stdout and stderr together
+};
+
+// Runs `kiln ARGS` through the shell (ARGS is shell text) and waits for it.
+CommandResult runKiln(const std::string& args);
+// A fresh empty folder under the test binary's directory, named after the running test.
+std::string scratchDir();
+// The ONNX backend test data of one node test (e.g. "test_relu").
+std::string nodeTestDir(const std::string& name);
+
+}  // namespace kiln::test

@@ -1,0 +1,132 @@
+// The documented workflows of `kiln compile`, `kiln run` and `kiln inspect`, end to end.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "cli_harness.h"
+#include "kiln/frontend/onnx/tensor_proto.h"
+#include "kiln/support/json.h"
+#include "npz.h"
+
+namespace kiln::test {
+namespace {
+
+float maxAbsDiff(const runtime::NDArray& a, const runtime::NDArray& b) {
+  EXPECT_EQ(a.shape(), b.shape());
+  float worst = 0;
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    worst = std::max(worst, std::fabs(a.data<float>()[i] - b.data<float>()[i]));
+  }
+  return worst;
+}
+
+TEST(CliRun, TensorProtoFoldersMatchOnnxTestData) {
+  std::string dir = scratchDir();
+  for (const char* name : {"test_relu", "test_add_bcast", "test_conv_with_strides_padding"}) {
+    std::string data = nodeTestDir(name);
+    std::string so = dir + "/" + name + ".so";
+    CommandResult r = runKiln("compile " + data + "/model.onnx -o " + so);
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    std::string out = dir + "/" + name + "_out";
+    r = runKiln("run " + so + " --inputs " + data + "/test_data_set_0 --outputs " + out);
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    runtime::NDArray got = frontend::onnx::loadTensorProto(out + "/output_0.pb");
+    runtime::NDArray want = frontend::onnx::loadTensorProto(data + "/test_data_set_0/output_0.pb");
+    EXPECT_LE(maxAbsDiff(got, want), 1e-5) << name;
+  }
+}
+
+TEST(CliRun, NpzInAndOut) {
+  std::string dir = scratchDir();
+  std::string data = nodeTestDir("test_relu");
+  std::string so = dir + "/relu.so";
+  ASSERT_EQ(runKiln("compile " + data + "/model.onnx -o " + so).exitCode, 0);
+  runtime::NDArray x = runtime::NDArray::empty({3, 4, 5}, runtime::DataType::float32());
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = static_cast<float>(i % 7) - 3.f;
+  cli::writeNpz(dir + "/in.npz", {{"x", x}});
+  CommandResult r =
+      runKiln("run " + so + " --inputs " + dir + "/in.npz --outputs " + dir + "/out.npz");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  cli::NamedArrays out = cli::readNpz(dir + "/out.npz");
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].first, "y");
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    EXPECT_EQ(out[0].second.data<float>()[i], std::max(0.f, x.data<float>()[i]));
+  }
+}
+
+TEST(CliRun, TimingJsonIsTheLastLine) {
+  std::string dir = scratchDir();
+  std::string so = dir + "/relu.so";
+  ASSERT_EQ(runKiln("compile " + nodeTestDir("test_relu") + "/model.onnx -o " + so).exitCode, 0);
+  CommandResult r = runKiln("run " + so + " --print-time --repeat 7 --number 2 --json --threads 1");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  std::string text = r.output;
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  Json stats = Json::parse(text.substr(text.rfind('\n') + 1));
+  EXPECT_EQ(stats.at("runs").asInt(), 7);
+  for (const char* key :
+       {"mean_ms", "median_ms", "min_ms", "max_ms", "std_ms", "p90_ms", "p99_ms"}) {
+    EXPECT_GE(stats.at(key).asDouble(), 0.0) << key;
+  }
+  EXPECT_LE(stats.at("min_ms").asDouble(), stats.at("median_ms").asDouble());
+  EXPECT_LE(stats.at("median_ms").asDouble(), stats.at("p90_ms").asDouble());
+  EXPECT_LE(stats.at("p99_ms").asDouble(), stats.at("max_ms").asDouble());
+}
+
+TEST(CliRun, FillModesAndPrintTop) {
+  std::string dir = scratchDir();
+  std::string so = dir + "/relu.so";
+  ASSERT_EQ(runKiln("compile " + nodeTestDir("test_relu") + "/model.onnx -o " + so).exitCode, 0);
+  CommandResult r =
+      runKiln("run " + so + " --fill-mode ones --outputs " + dir + "/o.npz --print-top 2");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("top 2"), std::string::npos) << r.output;
+  runtime::NDArray y = cli::readNpz(dir + "/o.npz").at(0).second;
+  for (int64_t i = 0; i < y.numel(); ++i) EXPECT_EQ(y.data<float>()[i], 1.0f);
+  r = runKiln("run " + so + " --fill-mode sometimes");
+  EXPECT_NE(r.exitCode, 0);
+}
+
+TEST(CliRun, ModelNameAndInspect) {
+  std::string dir = scratchDir();
+  std::string so = dir + "/relu.so";
+  CommandResult r = runKiln("compile " + nodeTestDir("test_relu") + "/model.onnx -o " + so +
+                            " --model-name relu_net --opt-level 1");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_EQ(runKiln("run " + so + " --model-name relu_net").exitCode, 0);
+  r = runKiln("run " + so);  // "default" is not in this library
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_NE(r.output.find("relu_net"), std::string::npos) << r.output;
+  r = runKiln("inspect " + so);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("relu_net"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("float32[3,4,5]"), std::string::npos) << r.output;
+}
+
+TEST(CliRun, DumpIrWritesEveryPass) {
+  std::string dir = scratchDir();
+  CommandResult r = runKiln("compile " + nodeTestDir("test_conv_with_strides_padding") +
+                            "/model.onnx -o " + dir + "/c.so --dump-ir " + dir + "/ir");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  int irFiles = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir + "/ir")) {
+    irFiles += e.path().extension() == ".ir";
+  }
+  EXPECT_GE(irFiles, 5);  // the input and one file per pass at -O3
+  EXPECT_TRUE(std::filesystem::exists(dir + "/ir/kernels.tir"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/ir/module.ll"));
+}
+
+TEST(CliRun, ArtifactNamedRelativeToTheCurrentFolder) {
+  std::string dir = scratchDir();
+  std::string kiln = KILN_BIN;
+  std::string model = nodeTestDir("test_relu") + "/model.onnx";
+  std::string cmd = "cd " + dir + " && " + kiln + " compile " + model +
+                    " -o relu.so >/dev/null && " + kiln + " run relu.so >/dev/null";
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
+}
+
+}  // namespace
+}  // namespace kiln::test

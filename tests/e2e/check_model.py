@@ -1,0 +1,64 @@
+"""End-to-end check of one network: export it, compile it with `kiln compile`, run it with
+`kiln run` and with ONNX Runtime on the same random input, and compare the outputs."""
+import argparse
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def run(cmd):
+    print("+", " ".join(cmd), flush=True)
+    subprocess.run(cmd, check=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--kiln", required=True, help="the kiln executable")
+    parser.add_argument("--work", required=True, help="folder for models and outputs")
+    parser.add_argument("--rtol", type=float, default=1e-4,
+                        help="allowed |kiln - ort| relative to max |ort|")
+    parser.add_argument("model")
+    args = parser.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+
+    run([sys.executable, os.path.join(HERE, "export_models.py"), "--out-dir", args.work,
+         args.model])
+    onnx_path = os.path.join(args.work, f"{args.model}.onnx")
+    so_path = os.path.join(args.work, f"{args.model}.so")
+    run([args.kiln, "compile", onnx_path, "-o", so_path])
+
+    rng = np.random.default_rng(42)
+    x = rng.standard_normal((1, 3, 224, 224), dtype=np.float32)
+    in_npz = os.path.join(args.work, f"{args.model}.in.npz")
+    out_npz = os.path.join(args.work, f"{args.model}.out.npz")
+    np.savez(in_npz, input=x)
+    run([args.kiln, "run", so_path, "--inputs", in_npz, "--outputs", out_npz, "--print-top", "3"])
+    got = np.load(out_npz)["output"]
+
+    in_bin = os.path.join(args.work, f"{args.model}.in.bin")
+    ref_bin = os.path.join(args.work, f"{args.model}.ort.bin")
+    x.tofile(in_bin)
+    run(["node", os.path.join(HERE, "ort_run.js"), onnx_path, in_bin, "1,3,224,224", ref_bin])
+    ref = np.fromfile(ref_bin, dtype=np.float32).reshape(got.shape)
+
+    scale = float(np.max(np.abs(ref)))
+    err = float(np.max(np.abs(got.astype(np.float64) - ref)))
+    print(f"{args.model}: max |kiln - ort| = {err:.3g}, max |ort| = {scale:.3g}, "
+          f"ratio = {err / scale:.3g} (allowed {args.rtol:g})")
+    if not np.isfinite(got).all():
+        print("FAIL: kiln produced non-finite values")
+        return 1
+    if err > args.rtol * scale:
+        print("FAIL: outputs differ")
+        return 1
+    top_k, top_r = np.argsort(-got.ravel())[:5], np.argsort(-ref.ravel())[:5]
+    print(f"top-5 kiln {top_k.tolist()} ort {top_r.tolist()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,37 @@
+// The --input-shapes syntax shared by compile (and later tune): whitespace-separated name:[dims].
+#include "input_shapes.h"
+
+#include <regex>
+
+#include "kiln/support/error.h"
+
+namespace kiln::cli {
+
+std::map<std::string, runtime::Shape> parseInputShapes(const std::string& text) {
+  static const std::regex entry(R"(\s*(\S+?):\[([0-9,\s]*)\]\s*,?)");
+  std::map<std::string, runtime::Shape> shapes;
+  auto begin = text.cbegin();
+  std::smatch m;
+  while (begin != text.cend()) {
+    if (std::all_of(begin, text.cend(), [](char c) { return std::isspace(c); })) break;
+    if (!std::regex_search(begin, text.cend(), m, entry, std::regex_constants::match_continuous)) {
+      throw Error(strCat("--input-shapes: cannot parse '", std::string(begin, text.cend()),
+                         "'; expected name:[d0,d1,...] entries separated by spaces, e.g. "
+                         "\"input:[1,3,224,224]\""));
+    }
+    runtime::Shape shape;
+    std::string dims = m[2];
+    static const std::regex num("[0-9]+");
+    for (auto it = std::sregex_iterator(dims.begin(), dims.end(), num);
+         it != std::sregex_iterator(); ++it) {
+      shape.push_back(std::stoll(it->str()));
+    }
+    if (!shapes.emplace(m[1], shape).second) {
+      throw Error(strCat("--input-shapes: input '", m[1].str(), "' is given twice"));
+    }
+    begin = m[0].second;
+  }
+  return shapes;
+}
+
+}  // namespace kiln::cli

@@ -1,0 +1,122 @@
+// Input and output files of `kiln run`: .npz archives and ONNX TensorProto folders.
+#include "model_io.h"
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+
+#include "kiln/frontend/onnx/tensor_proto.h"
+#include "kiln/support/error.h"
+#include "kiln/support/file.h"
+
+namespace kiln::cli {
+namespace {
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string describe(const Json& input) {
+  return strCat(input.at("dtype").asString(), runtime::shapeStr(shapeFromJson(input.at("shape"))));
+}
+
+NamedArrays loadFromNpz(const std::string& path, const Json& info) {
+  NamedArrays all = readNpz(path);
+  NamedArrays inputs;
+  for (const Json& input : info.asArray()) {
+    const std::string& name = input.at("name").asString();
+    auto it = std::find_if(all.begin(), all.end(), [&](const auto& a) { return a.first == name; });
+    if (it == all.end()) {
+      std::string have;
+      for (const auto& a : all) have += (have.empty() ? "" : ", ") + a.first;
+      throw Error(strCat("'", path, "' has no array named '", name, "' for model input '", name,
+                         "' (expected ", describe(input),
+                         "); it has: ", have.empty() ? "nothing" : have));
+    }
+    inputs.push_back(*it);
+  }
+  return inputs;
+}
+
+NamedArrays loadFromFolder(const std::string& dir, const Json& info) {
+  NamedArrays inputs;
+  for (size_t i = 0; i < info.size(); ++i) {
+    std::string file = strCat(dir, "/input_", i, ".pb");
+    const Json& input = info[i];
+    if (!fileExists(file)) {
+      throw Error(strCat("missing input file '", file, "' for model input ", i, " '",
+                         input.at("name").asString(), "' (expected ", describe(input), ")"));
+    }
+    inputs.emplace_back(input.at("name").asString(), frontend::onnx::loadTensorProto(file));
+  }
+  return inputs;
+}
+
+template <typename T>
+void fillWith(runtime::NDArray& a, const std::string& mode, std::mt19937_64& rng) {
+  T* p = a.data<T>();
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    if (mode == "zeros") {
+      p[i] = T(0);
+    } else if (mode == "ones") {
+      p[i] = T(1);
+    } else if constexpr (std::is_floating_point_v<T>) {
+      p[i] = std::uniform_real_distribution<T>(0, 1)(rng);
+    } else {
+      p[i] = static_cast<T>(std::uniform_int_distribution<int>(0, 9)(rng));
+    }
+  }
+}
+
+}  // namespace
+
+runtime::Shape shapeFromJson(const Json& j) {
+  runtime::Shape shape;
+  for (const Json& d : j.asArray()) shape.push_back(d.asInt());
+  return shape;
+}
+
+NamedArrays loadInputs(const std::string& path, const Json& info) {
+  if (!fileExists(path)) throw Error(strCat("inputs '", path, "' do not exist"));
+  if (isDirectory(path)) return loadFromFolder(path, info);
+  if (endsWith(path, ".npz")) return loadFromNpz(path, info);
+  throw Error(strCat("--inputs '", path, "': expected an .npz file or a folder of input_N.pb"));
+}
+
+NamedArrays fillInputs(const std::string& mode, const Json& info, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  NamedArrays inputs;
+  for (const Json& input : info.asArray()) {
+    runtime::DataType t = runtime::DataType::parse(input.at("dtype").asString());
+    runtime::NDArray a = runtime::NDArray::empty(shapeFromJson(input.at("shape")), t);
+    if (t == runtime::DataType::float32())
+      fillWith<float>(a, mode, rng);
+    else if (t == runtime::DataType::float64())
+      fillWith<double>(a, mode, rng);
+    else if (t == runtime::DataType::int64())
+      fillWith<int64_t>(a, mode, rng);
+    else if (t == runtime::DataType::int32())
+      fillWith<int32_t>(a, mode, rng);
+    else if (t.bits == 8)
+      fillWith<uint8_t>(a, mode, rng);
+    else
+      throw Error(strCat("--fill-mode cannot fill inputs of type ", t.str()));
+    if (t.isBool()) {
+      for (int64_t i = 0; i < a.numel(); ++i) a.data<uint8_t>()[i] &= 1;
+    }
+    inputs.emplace_back(input.at("name").asString(), a);
+  }
+  return inputs;
+}
+
+void saveOutputs(const std::string& path, const NamedArrays& outputs) {
+  if (endsWith(path, ".npz")) return writeNpz(path, outputs);
+  makeDirectories(path);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    frontend::onnx::saveTensorProto(outputs[i].second, outputs[i].first,
+                                    strCat(path, "/output_", i, ".pb"));
+  }
+}
+
+}  // namespace kiln::cli

@@ -1,0 +1,23 @@
+// Reading a model's inputs and writing its outputs in the formats `kiln run` accepts.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "kiln/support/json.h"
+#include "npz.h"
+
+namespace kiln::cli {
+
+// INFO is the executor's get_input_info(): [{"name","shape","dtype"}, ...]. PATH is an .npz
+// (arrays named after the inputs) or a folder of input_0.pb, input_1.pb, ... in input order.
+// Throws kiln::Error naming a missing file or array and what was expected.
+NamedArrays loadInputs(const std::string& path, const Json& info);
+// zeros, ones or random (uniform [0,1) for floats, [0,10) for integers; fixed SEED).
+NamedArrays fillInputs(const std::string& mode, const Json& info, uint64_t seed);
+// PATH ending in .npz: one archive; otherwise a folder (created) of output_0.pb, output_1.pb ...
+void saveOutputs(const std::string& path, const NamedArrays& outputs);
+
+runtime::Shape shapeFromJson(const Json& j);
+
+}  // namespace kiln::cli

@@ -1,0 +1,164 @@
+// The .npz container: a ZIP archive of .npy entries, read via its central directory.
+#include "npz.h"
+
+#include <zlib.h>
+
+#include <cstring>
+
+#include "kiln/support/error.h"
+#include "kiln/support/file.h"
+
+namespace kiln::cli {
+namespace {
+
+constexpr uint32_t kLocalSig = 0x04034b50, kCentralSig = 0x02014b50, kEndSig = 0x06054b50;
+
+class Reader {
+ public:
+  Reader(const std::vector<uint8_t>& bytes, const std::string& path) : b_(bytes), path_(path) {}
+  uint32_t u32(size_t at) const { return static_cast<uint32_t>(get(at, 4)); }
+  uint16_t u16(size_t at) const { return static_cast<uint16_t>(get(at, 2)); }
+  std::string str(size_t at, size_t n) const {
+    need(at, n);
+    return std::string(reinterpret_cast<const char*>(b_.data() + at), n);
+  }
+  void need(size_t at, size_t n) const {
+    if (at > b_.size() || n > b_.size() - at) {
+      throw Error(strCat("'", path_, "' is not a valid .npz file: truncated at byte ", at));
+    }
+  }
+  size_t size() const { return b_.size(); }
+
+ private:
+  uint64_t get(size_t at, size_t n) const {
+    need(at, n);
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; ++i) v |= static_cast<uint64_t>(b_[at + i]) << (8 * i);
+    return v;
+  }
+  const std::vector<uint8_t>& b_;
+  const std::string& path_;
+};
+
+size_t findEndRecord(const Reader& r, const std::string& path) {
+  if (r.size() >= 22) {
+    for (size_t at = r.size() - 22;; --at) {
+      if (r.u32(at) == kEndSig) return at;
+      if (at == 0 || r.size() - at > 22 + 65535) break;
+    }
+  }
+  throw Error(strCat("'", path, "' is not a valid .npz file: no ZIP end record found"));
+}
+
+std::string inflateEntry(const std::string& packed, size_t size, const std::string& origin) {
+  std::string out(size, '\0');
+  z_stream zs{};
+  if (inflateInit2(&zs, -MAX_WBITS) != Z_OK) throw Error(strCat(origin, ": zlib init failed"));
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(packed.data()));
+  zs.avail_in = static_cast<uInt>(packed.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  int rc = inflate(&zs, Z_FINISH);
+  inflateEnd(&zs);
+  if (rc != Z_STREAM_END || zs.total_out != size) {
+    throw Error(strCat(origin, ": corrupt deflate data (zlib status ", rc, ")"));
+  }
+  return out;
+}
+
+std::string readEntry(const Reader& r, size_t central, const std::string& origin) {
+  uint16_t method = r.u16(central + 10);
+  uint32_t crc = r.u32(central + 16);
+  uint32_t packedSize = r.u32(central + 20), size = r.u32(central + 24);
+  uint32_t local = r.u32(central + 42);
+  if (packedSize == 0xffffffffu || size == 0xffffffffu || local == 0xffffffffu) {
+    throw Error(strCat(origin, ": ZIP64 entries (over 4 GiB) are not supported"));
+  }
+  if (r.u32(local) != kLocalSig) throw Error(strCat(origin, ": bad local header"));
+  size_t data = local + 30 + r.u16(local + 26) + r.u16(local + 28);
+  std::string packed = r.str(data, packedSize);
+  std::string bytes;
+  if (method == 0) {
+    bytes = std::move(packed);
+  } else if (method == 8) {
+    bytes = inflateEntry(packed, size, origin);
+  } else {
+    throw Error(strCat(origin, ": ZIP compression method ", method,
+                       " is not supported; expected stored (0) or deflate (8)"));
+  }
+  uint32_t actual =
+      crc32(0, reinterpret_cast<const Bytef*>(bytes.data()), static_cast<uInt>(bytes.size()));
+  if (actual != crc) throw Error(strCat(origin, ": CRC mismatch, the file is corrupt"));
+  return bytes;
+}
+
+void put16(std::string& s, uint32_t v) {
+  s += static_cast<char>(v & 0xff);
+  s += static_cast<char>((v >> 8) & 0xff);
+}
+void put32(std::string& s, uint32_t v) {
+  put16(s, v & 0xffff);
+  put16(s, v >> 16);
+}
+
+}  // namespace
+
+NamedArrays readNpz(const std::string& path) {
+  std::vector<uint8_t> bytes = readFile(path);
+  Reader r(bytes, path);
+  size_t end = findEndRecord(r, path);
+  uint16_t count = r.u16(end + 10);
+  size_t central = r.u32(end + 16);
+  NamedArrays arrays;
+  for (uint16_t i = 0; i < count; ++i) {
+    if (r.u32(central) != kCentralSig) {
+      throw Error(strCat("'", path, "' is not a valid .npz file: bad central directory entry ", i));
+    }
+    uint16_t nameLen = r.u16(central + 28);
+    std::string name = r.str(central + 46, nameLen);
+    std::string origin = strCat("'", path, "' entry '", name, "'");
+    std::string payload = readEntry(r, central, origin);
+    if (name.size() > 4 && name.compare(name.size() - 4, 4, ".npy") == 0) {
+      name.resize(name.size() - 4);
+    }
+    arrays.emplace_back(name, parseNpy(payload, origin));
+    central += 46 + nameLen + r.u16(central + 30) + r.u16(central + 32);
+  }
+  return arrays;
+}
+
+void writeNpz(const std::string& path, const NamedArrays& arrays) {
+  std::string out, directory;
+  for (const auto& [name, array] : arrays) {
+    std::string entry = name + ".npy";
+    std::string payload = serializeNpy(array);
+    if (payload.size() >= 0xffffffffu || out.size() >= 0xffffffffu) {
+      throw Error(strCat("array '", name, "' is too large for a non-ZIP64 .npz file"));
+    }
+    uint32_t crc =
+        crc32(0, reinterpret_cast<const Bytef*>(payload.data()), static_cast<uInt>(payload.size()));
+    uint32_t offset = static_cast<uint32_t>(out.size());
+    auto common = [&](std::string& s) {
+      put16(s, 20), put16(s, 0), put16(s, 0), put16(s, 0), put16(s, 0x21);  // version..date
+      put32(s, crc), put32(s, payload.size()), put32(s, payload.size());
+      put16(s, entry.size()), put16(s, 0);
+    };
+    put32(out, kLocalSig);
+    common(out);
+    out += entry + payload;
+    put32(directory, kCentralSig);
+    put16(directory, 20);
+    common(directory);
+    put16(directory, 0), put16(directory, 0), put16(directory, 0);
+    put32(directory, 0), put32(directory, offset);
+    directory += entry;
+  }
+  uint32_t dirOffset = static_cast<uint32_t>(out.size());
+  out += directory;
+  put32(out, kEndSig);
+  put16(out, 0), put16(out, 0), put16(out, arrays.size()), put16(out, arrays.size());
+  put32(out, directory.size()), put32(out, dirOffset), put16(out, 0);
+  writeFileAtomic(path, out);
+}
+
+}  // namespace kiln::cli
