@@ -128,5 +128,53 @@ TEST(CliRun, ArtifactNamedRelativeToTheCurrentFolder) {
   EXPECT_EQ(std::system(cmd.c_str()), 0);
 }
 
+TEST(CliRun, TargetOption) {
+  std::string dir = scratchDir();
+  std::string data = nodeTestDir("test_conv_with_strides_padding");
+  // AVX2 code (8 lanes) runs on any x86-64 machine this suite runs on.
+  CommandResult r = runKiln("compile " + data + "/model.onnx -o " + dir +
+                            "/c.so --target 'llvm -mcpu=haswell -mattr=+avx2,+fma'");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  r = runKiln("run " + dir + "/c.so --inputs " + data + "/test_data_set_0 --outputs " + dir + "/o");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  runtime::NDArray got = frontend::onnx::loadTensorProto(dir + "/o/output_0.pb");
+  runtime::NDArray want = frontend::onnx::loadTensorProto(data + "/test_data_set_0/output_0.pb");
+  EXPECT_LE(maxAbsDiff(got, want), 1e-4);
+  r = runKiln("inspect " + dir + "/c.so");
+  EXPECT_NE(r.output.find("haswell"), std::string::npos) << r.output;
+
+  r = runKiln("compile " + data + "/model.onnx -o " + dir + "/d.so --target 'llvm -mcpu=pentium9'");
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_NE(r.output.find("pentium9"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/d.so"));
+}
+
+TEST(CliRun, InputShapesResolveSymbolicDims) {
+  std::string dir = scratchDir();
+  std::string model = dir + "/sym.onnx";
+  std::string py =
+      "import onnx; from onnx import helper as h, TensorProto as T; "
+      "x = h.make_tensor_value_info('x', T.FLOAT, ['batch', 4]); "
+      "y = h.make_tensor_value_info('y', T.FLOAT, ['batch', 4]); "
+      "g = h.make_graph([h.make_node('Relu', ['x'], ['y'])], 'g', [x], [y]); "
+      "onnx.save(h.make_model(g, opset_imports=[h.make_opsetid('', 13)]), '" +
+      model + "')";
+  ASSERT_EQ(std::system(("/usr/bin/python3 -c \"" + py + "\"").c_str()), 0);
+
+  CommandResult r = runKiln("compile " + model + " -o " + dir + "/s.so");
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_NE(r.output.find("batch"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--input-shapes"), std::string::npos) << r.output;
+
+  r = runKiln("compile " + model + " -o " + dir + "/s.so --input-shapes 'x:[3,4]'");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  r = runKiln("run " + dir + "/s.so --fill-mode ones");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("float32[3,4]"), std::string::npos) << r.output;
+
+  r = runKiln("compile " + model + " -o " + dir + "/s.so --input-shapes 'x:[3,5]'");
+  EXPECT_NE(r.exitCode, 0) << "the fixed dim 4 contradicts 5";
+}
+
 }  // namespace
 }  // namespace kiln::test
