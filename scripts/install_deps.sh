@@ -9,9 +9,9 @@ SUDO=""
 packages=(
   g++ cmake ninja-build ccache pkg-config git
   libgtest-dev libgmock-dev libbenchmark-dev
-  llvm-19-dev libzstd-dev zlib1g-dev
+  llvm-19-dev lld-19 libzstd-dev zlib1g-dev
   libonnx-dev libprotobuf-dev protobuf-compiler
-  libcli11-dev nlohmann-json3-dev pybind11-dev
+  libcli11-dev
   python3 python3-numpy python3-onnx python3-torch python3-torchvision python3-pytest
   libonnx-testdata
 )

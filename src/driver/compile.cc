@@ -23,13 +23,16 @@ void checkOptions(const CompileOptions& options) {
     throw Error(strCat("--executor '", options.executor,
                        "' is not supported; expected 'graph' (the AOT executor comes later)"));
   }
+  // Kernel symbols are kiln_<model>__<group>: a model name without "__" and not ending in '_'
+  // makes the first "__" the separator, so two models' symbols never clash.
   const std::string& name = options.modelName;
-  bool ok = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]));
+  bool ok = !name.empty() && std::isalpha(static_cast<unsigned char>(name[0])) &&
+            name.back() != '_' && name.find("__") == std::string::npos;
   for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
   if (!ok) {
     throw Error(strCat("--model-name '", name,
-                       "' is not valid; expected letters, digits and '_', not starting with a "
-                       "digit"));
+                       "' is not valid; expected letters, digits and single '_' (not first or "
+                       "last), starting with a letter"));
   }
 }
 
@@ -39,7 +42,7 @@ std::vector<kernel::LoweredKernel> lowerAll(const std::vector<ir::FusedGroup>& g
   std::vector<kernel::LoweredKernel> kernels;
   kernels.reserve(groups.size());
   for (const ir::FusedGroup& group : groups) {
-    std::string symbol = strCat("kiln_", options.modelName, "_", group.name);
+    std::string symbol = strCat("kiln_", options.modelName, "__", group.name);
     kernels.push_back(kernel::lowerGroup(group, symbol, config));
   }
   return kernels;
@@ -61,6 +64,8 @@ void compileGraph(ir::Graph& graph, const std::string& outputPath, const Compile
       options.target.empty() ? codegen::Target::host() : codegen::Target::parse(options.target);
   if (!options.dumpIrDir.empty()) makeDirectories(options.dumpIrDir);
 
+  std::vector<std::string> outputNames;
+  for (const ir::Value* v : graph.outputs()) outputNames.push_back(v->name);
   ir::runPasses(graph, buildPipeline(options.optLevel), options.dumpIrDir);
   materializeOutputs(graph);
   std::vector<ir::FusedGroup> groups = ir::collectGroups(graph);
@@ -69,7 +74,7 @@ void compileGraph(ir::Graph& graph, const std::string& outputPath, const Compile
   config.vectorLanes = target.vectorLanes();
   std::vector<kernel::LoweredKernel> kernels = lowerAll(groups, options, config);
   transform::MemoryPlan plan = transform::planMemory(graph, groups);
-  GraphExecutorModel model = buildGraphMetadata(graph, kernels, plan);
+  GraphExecutorModel model = buildGraphMetadata(graph, groups, kernels, plan, outputNames);
   if (!options.dumpIrDir.empty()) dumpKernels(options.dumpIrDir, kernels, model.metadata);
 
   runtime::Artifact artifact;

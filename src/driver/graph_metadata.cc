@@ -42,6 +42,10 @@ class TensorTable {
     return id;
   }
 
+  void rename(int64_t id, const std::string& name) {
+    tensors_.asArray().at(static_cast<size_t>(id))["name"] = name;
+  }
+
   Json tensors() const { return tensors_; }
   Json params() const { return params_.isNull() ? Json(Json::Array{}) : params_; }
 
@@ -56,26 +60,34 @@ class TensorTable {
 }  // namespace
 
 GraphExecutorModel buildGraphMetadata(const ir::Graph& graph,
+                                      const std::vector<ir::FusedGroup>& groups,
                                       const std::vector<kernel::LoweredKernel>& kernels,
-                                      const transform::MemoryPlan& plan) {
+                                      const transform::MemoryPlan& plan,
+                                      const std::vector<std::string>& outputNames) {
+  KILN_CHECK(groups.size() == kernels.size(), "one kernel per group");
+  KILN_CHECK(outputNames.size() == graph.outputs().size(), "one name per output");
   GraphExecutorModel out;
   TensorTable table(plan, out);
   Json inputs = Json(Json::Array{});
   for (const ir::Value* v : graph.inputs()) inputs.push(table.id(v));
   Json calls = Json(Json::Array{});
-  for (const kernel::LoweredKernel& k : kernels) {
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const kernel::LoweredKernel& k = kernels[i];
     Json args = Json(Json::Array{});
     for (const ir::Value* v : k.args) args.push(table.id(v));
     Json call;
-    call["name"] = k.func.name;
+    call["name"] = groups[i].name;
     call["symbol"] = k.func.name;
     call["args"] = std::move(args);
     calls.push(std::move(call));
   }
   Json outputs = Json(Json::Array{});
-  for (const ir::Value* v : graph.outputs()) {
+  for (size_t i = 0; i < graph.outputs().size(); ++i) {
+    const ir::Value* v = graph.outputs()[i];
     KILN_CHECK(!v->isConstant(), "graph output '", v->name, "' must be computed by a kernel");
-    outputs.push(table.id(v));
+    int64_t id = table.id(v);
+    table.rename(id, outputNames[i]);
+    outputs.push(id);
   }
   Json storages = Json(Json::Array{});
   for (int64_t size : plan.storageSizes) {

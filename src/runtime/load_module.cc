@@ -1,13 +1,11 @@
 // loadModule: opens a compiled artifact, checks its container, connects its kernels to the
 // runtime's thread pool and returns the root module that creates executors per model.
-#include <dlfcn.h>
-#include <link.h>
-
 #include <map>
 
 #include "kiln/runtime/artifact.h"
 #include "kiln/runtime/backend_api.h"
 #include "kiln/runtime/graph_executor.h"
+#include "kiln/runtime/host_cpu.h"
 #include "kiln/runtime/module.h"
 #include "kiln/runtime/shared_library.h"
 #include "kiln/runtime/thread_pool.h"
@@ -29,20 +27,6 @@ int32_t parallelLaunch(KilnParallelBody body, void* closure, int64_t extent) {
 }
 
 const KilnBackendApi kBackendApi = {KILN_BACKEND_API_VERSION, &parallelLaunch};
-
-// A wrong __kiln_artifact_size would make the parser read past the symbol; the ELF symbol table
-// knows the array's real size, so check against it when the loader can tell.
-void checkSymbolHolds(const void* data, uint64_t declared, const std::string& path) {
-  Dl_info info;
-  void* extra = nullptr;
-  if (!::dladdr1(data, &info, &extra, RTLD_DL_SYMENT) || !extra) return;
-  const auto* symbol = static_cast<const ElfW(Sym)*>(extra);
-  if (symbol->st_size == 0) return;
-  if (declared > symbol->st_size) {
-    throw Error(strCat("artifact '", path, "' is malformed: ", KILN_SYMBOL_ARTIFACT_SIZE, " says ",
-                       declared, " bytes but ", KILN_SYMBOL_ARTIFACT, " holds ", symbol->st_size));
-  }
-}
 
 class LibraryNode final : public ModuleNode {
  public:
@@ -127,15 +111,10 @@ class LibraryNode final : public ModuleNode {
 Module loadModule(const std::string& path) {
   if (!fileExists(path)) throw Error(strCat("cannot load module '", path, "': no such file"));
   auto library = std::make_shared<SharedLibrary>(path);
-  const void* data = library->findSymbol(KILN_SYMBOL_ARTIFACT);
-  const void* size = library->findSymbol(KILN_SYMBOL_ARTIFACT_SIZE);
-  if (!data || !size) {
-    throw Error(strCat("'", path, "' is not a kiln artifact: it does not define the symbols ",
-                       KILN_SYMBOL_ARTIFACT, " and ", KILN_SYMBOL_ARTIFACT_SIZE));
-  }
-  uint64_t declared = *static_cast<const uint64_t*>(size);
-  checkSymbolHolds(data, declared, path);
-  Artifact artifact = parseArtifact(data, declared, path);
+  Artifact artifact = readArtifact(*library);
+  checkTargetRunsHere(artifact.target, path);
+  // Started here, not on the first run(), so run() never creates threads.
+  ThreadPool::global();
   // Kernels reach the thread pool through this pointer; a library without it has no parallel code.
   if (void* api = library->findSymbol(KILN_SYMBOL_BACKEND_API)) {
     *static_cast<const KilnBackendApi**>(api) = &kBackendApi;

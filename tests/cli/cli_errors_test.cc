@@ -130,5 +130,19 @@ TEST(CliErrors, BadInputShapesOption) {
   EXPECT_NE(r.output.find("name:[d0,d1,...]"), std::string::npos) << r.output;
 }
 
+TEST(CliErrors, ArtifactForAnotherArchitecture) {
+  std::string dir = scratchDir();
+  CommandResult r = runKiln("compile " + nodeTestDir("test_relu") + "/model.onnx -o " + dir +
+                            "/arm.so --target 'llvm -mtriple=aarch64-linux-gnu -mattr=+neon'");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  for (const char* command : {"run ", "inspect "}) {
+    r = runKiln(command + dir + "/arm.so");
+    EXPECT_NE(r.exitCode, 0);
+    EXPECT_EQ(r.output.find("internal error"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("code for aarch64"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("this machine is x86_64"), std::string::npos) << r.output;
+  }
+}
+
 }  // namespace
 }  // namespace kiln::test

@@ -176,5 +176,35 @@ TEST(CliRun, InputShapesResolveSymbolicDims) {
   EXPECT_NE(r.exitCode, 0) << "the fixed dim 4 contradicts 5";
 }
 
+TEST(CliRun, OutputsKeepTheModelsNames) {
+  // Outputs that are a graph input, a constant, or listed twice are copies inside kiln; users
+  // still see the names the model gives them.
+  std::string dir = scratchDir();
+  std::string model = dir + "/pass.onnx";
+  std::string py =
+      "import onnx, numpy as np; from onnx import helper as h, numpy_helper as nh, TensorProto as "
+      "T; "
+      "x = h.make_tensor_value_info('x', T.FLOAT, [2, 3]); "
+      "outs = [h.make_tensor_value_info(n, T.FLOAT, s) for n, s in "
+      "[('x', [2, 3]), ('w', [3]), ('y', [2, 3]), ('y', [2, 3])]]; "
+      "g = h.make_graph([h.make_node('Relu', ['x'], ['y'])], 'g', [x], outs, "
+      "[nh.from_array(np.arange(3, dtype=np.float32), 'w')]); "
+      "onnx.save(h.make_model(g, opset_imports=[h.make_opsetid('', 13)]), '" +
+      model + "')";
+  ASSERT_EQ(std::system(("/usr/bin/python3 -c \"" + py + "\"").c_str()), 0);
+  CommandResult r = runKiln("compile " + model + " -o " + dir + "/p.so");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  r = runKiln("run " + dir + "/p.so --fill-mode ones --outputs " + dir + "/o.npz");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  cli::NamedArrays out = cli::readNpz(dir + "/o.npz");
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_EQ(out[0].first, "x");
+  EXPECT_EQ(out[1].first, "w");
+  EXPECT_EQ(out[2].first, "y");
+  EXPECT_EQ(out[3].first, "y");
+  EXPECT_EQ(out[1].second.data<float>()[2], 2.0f);
+  EXPECT_EQ(out[3].second.data<float>()[5], 1.0f);
+}
+
 }  // namespace
 }  // namespace kiln::test

@@ -73,5 +73,41 @@ TEST(Npz, CorruptFilesAreErrors) {
   EXPECT_THROW(cli::readNpz(dir + "/flip.npz"), Error);
 }
 
+TEST(Npz, ClaimedSizeBeyondWhatDeflateCanProduceIsRefused) {
+  std::string dir = scratchDir();
+  std::string py = "import numpy as np; np.savez_compressed('" + dir +
+                   "/c.npz', x=np.zeros(1000, dtype=np.float32))";
+  ASSERT_EQ(std::system(("/usr/bin/python3 -c \"" + py + "\"").c_str()), 0);
+  std::ifstream in(dir + "/c.npz", std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t central = bytes.find(std::string("PK\x01\x02", 4));
+  ASSERT_NE(central, std::string::npos);
+  for (int i = 0; i < 4; ++i) bytes[central + 24 + i] = static_cast<char>(i == 0 ? 0xf0 : 0xff);
+  std::ofstream(dir + "/huge.npz", std::ios::binary) << bytes;
+  try {
+    cli::readNpz(dir + "/huge.npz");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("corrupt"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Npz, MalformedHeaderNumbersAreUserErrors) {
+  std::string base = "\x93NUMPY\x01\x00";
+  for (const std::string& header :
+       {std::string("{'descr': '<f99999999999', 'fortran_order': False, 'shape': (2,), }"),
+        std::string(
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999999,), }"),
+        std::string("{'descr': '<b8', 'fortran_order': False, 'shape': (2,), }"),
+        std::string(
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387903, 4), }")}) {
+    std::string npy = base;
+    npy += static_cast<char>(header.size() & 0xff);
+    npy += static_cast<char>(header.size() >> 8);
+    npy += header + std::string(8, '\0');
+    EXPECT_THROW(cli::parseNpy(npy, "t.npy"), Error) << header;
+  }
+}
+
 }  // namespace
 }  // namespace kiln::test

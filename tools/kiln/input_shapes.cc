@@ -1,11 +1,24 @@
 // The --input-shapes syntax shared by compile (and later tune): whitespace-separated name:[dims].
 #include "input_shapes.h"
 
+#include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <regex>
 
 #include "kiln/support/error.h"
 
 namespace kiln::cli {
+
+int64_t parseDim(const std::string& text, const std::string& what) {
+  int64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value < 0 ||
+      value >= (int64_t{1} << 62)) {
+    throw Error(strCat(what, ": dimension '", text, "' is not a number between 0 and 2^62"));
+  }
+  return value;
+}
 
 std::map<std::string, runtime::Shape> parseInputShapes(const std::string& text) {
   static const std::regex entry(R"(\s*(\S+?):\[([0-9,\s]*)\]\s*,?)");
@@ -24,7 +37,7 @@ std::map<std::string, runtime::Shape> parseInputShapes(const std::string& text) 
     static const std::regex num("[0-9]+");
     for (auto it = std::sregex_iterator(dims.begin(), dims.end(), num);
          it != std::sregex_iterator(); ++it) {
-      shape.push_back(std::stoll(it->str()));
+      shape.push_back(parseDim(it->str(), strCat("--input-shapes '", m[1].str(), "'")));
     }
     if (!shapes.emplace(m[1], shape).second) {
       throw Error(strCat("--input-shapes: input '", m[1].str(), "' is given twice"));

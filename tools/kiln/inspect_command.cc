@@ -3,7 +3,6 @@
 
 #include "commands.h"
 #include "kiln/runtime/artifact.h"
-#include "kiln/runtime/backend_api.h"
 #include "kiln/runtime/shared_library.h"
 #include "kiln/support/error.h"
 #include "kiln/support/file.h"
@@ -24,9 +23,7 @@ void printTensors(const char* title, const Json& metadata, const char* key) {
 void inspect(const std::string& path, bool json) {
   if (!fileExists(path)) throw Error(strCat("artifact '", path, "' does not exist"));
   runtime::SharedLibrary lib(path);
-  const void* data = lib.getSymbol(KILN_SYMBOL_ARTIFACT);
-  uint64_t size = *static_cast<const uint64_t*>(lib.getSymbol(KILN_SYMBOL_ARTIFACT_SIZE));
-  runtime::Artifact artifact = runtime::parseArtifact(data, size, path);
+  runtime::Artifact artifact = runtime::readArtifact(lib);
   if (json) {
     Json out;
     out["format_version"] = static_cast<int64_t>(artifact.formatVersion);

@@ -2,6 +2,7 @@
 #include <cstring>
 #include <regex>
 
+#include "input_shapes.h"
 #include "kiln/support/error.h"
 #include "npz.h"
 
@@ -24,8 +25,15 @@ runtime::DataType typeOf(const std::string& descr, const std::string& origin) {
     throw Error(strCat(origin, ": unsupported .npy dtype '", descr,
                        "'; expected little-endian bool, int, uint or float"));
   }
-  int bytes = std::stoi(m[3]);
-  switch (m[2].str()[0]) {
+  std::string size = m[3];
+  int bytes = size == "1" ? 1 : size == "2" ? 2 : size == "4" ? 4 : size == "8" ? 8 : 0;
+  char kind = m[2].str()[0];
+  if (bytes == 0 || (kind == 'b' && bytes != 1) || (kind == 'f' && bytes == 1)) {
+    throw Error(strCat(origin, ": unsupported .npy dtype '", descr,
+                       "'; expected bool (|b1), int/uint of 1, 2, 4 or 8 bytes, float of 2, 4 "
+                       "or 8 bytes"));
+  }
+  switch (kind) {
     case 'f':
       return runtime::DataType{kDLFloat, static_cast<uint8_t>(bytes * 8), 1};
     case 'i':
@@ -37,12 +45,12 @@ runtime::DataType typeOf(const std::string& descr, const std::string& origin) {
   }
 }
 
-runtime::Shape parseShape(const std::string& text) {
+runtime::Shape parseShape(const std::string& text, const std::string& origin) {
   runtime::Shape shape;
   static const std::regex num("[0-9]+");
   for (auto it = std::sregex_iterator(text.begin(), text.end(), num); it != std::sregex_iterator();
        ++it) {
-    shape.push_back(std::stoll(it->str()));
+    shape.push_back(parseDim(it->str(), origin + ": .npy shape"));
   }
   return shape;
 }
@@ -84,10 +92,12 @@ runtime::NDArray parseNpy(const std::string& bytes, const std::string& origin) {
     throw Error(
         strCat(origin, ": Fortran-ordered arrays are not supported; save a C-ordered array"));
   }
-  runtime::Shape shape = parseShape(field(header, "shape", "\\(([^)]*)\\)", origin));
-  size_t need = static_cast<size_t>(runtime::shapeNumel(shape)) * dtype.bytes();
+  runtime::Shape shape = parseShape(field(header, "shape", "\\(([^)]*)\\)", origin), origin);
+  size_t need = dtype.bytes();
+  bool overflow = false;
+  for (int64_t d : shape) overflow = overflow || __builtin_mul_overflow(need, d, &need);
   size_t have = bytes.size() - pos - headerLen;
-  if (have < need) {
+  if (overflow || have < need) {
     throw Error(strCat(origin, ": .npy data is truncated: ", runtime::shapeStr(shape), " ",
                        dtype.str(), " needs ", need, " bytes, the file has ", have));
   }

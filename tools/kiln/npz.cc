@@ -51,6 +51,12 @@ size_t findEndRecord(const Reader& r, const std::string& path) {
 }
 
 std::string inflateEntry(const std::string& packed, size_t size, const std::string& origin) {
+  // Deflate expands at most ~1032:1; a larger claimed size is a corrupt (or hostile) header, and
+  // must not make us allocate it.
+  if (size / 1032 > packed.size() + 1) {
+    throw Error(strCat(origin, ": claims ", size, " bytes from ", packed.size(),
+                       " compressed bytes, more than deflate can produce; the file is corrupt"));
+  }
   std::string out(size, '\0');
   z_stream zs{};
   if (inflateInit2(&zs, -MAX_WBITS) != Z_OK) throw Error(strCat(origin, ": zlib init failed"));

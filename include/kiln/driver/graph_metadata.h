@@ -16,10 +16,13 @@ struct GraphExecutorModel {
   runtime::ParamList params;  // every constant a kernel reads, named like its value
 };
 
-// KERNELS are in execution order; every arg of every kernel must be a graph input, a constant or
-// a value the plan places.
+// KERNELS are in execution order (GROUPS names them); every arg of every kernel must be a graph
+// input, a constant or a value the plan places. OUTPUT_NAMES are the names the model gives its
+// outputs, which passes may have had to attach to copies under other names.
 GraphExecutorModel buildGraphMetadata(const ir::Graph& graph,
+                                      const std::vector<ir::FusedGroup>& groups,
                                       const std::vector<kernel::LoweredKernel>& kernels,
-                                      const transform::MemoryPlan& plan);
+                                      const transform::MemoryPlan& plan,
+                                      const std::vector<std::string>& outputNames);
 
 }  // namespace kiln::driver

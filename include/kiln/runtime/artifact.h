@@ -36,6 +36,12 @@ std::string serializeArtifact(const Artifact& artifact);
 // producer on a mismatch, and the offset on truncated or malformed bytes.
 Artifact parseArtifact(const void* data, size_t size, const std::string& origin);
 
+class SharedLibrary;
+// The container a loaded library carries (__kiln_artifact, __kiln_artifact_size), checked against
+// the symbol's real size before it is parsed. Throws kiln::Error when the library is not a kiln
+// artifact or its container is malformed or of another format version.
+Artifact readArtifact(const SharedLibrary& library);
+
 // Named tensors in a stable order; the format of get_params/load_params and of the weights
 // section of an artifact.
 using ParamList = std::vector<std::pair<std::string, NDArray>>;
