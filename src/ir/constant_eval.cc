@@ -15,17 +15,40 @@ namespace {
 
 const std::map<std::string, eval::Evaluator>& evaluators() {
   static const std::map<std::string, eval::Evaluator> kTable = {
-      {"Constant", eval::evalConstant},   {"Identity", eval::evalSameData},
-      {"Shape", eval::evalShape},         {"Gather", eval::evalGather},
-      {"Unsqueeze", eval::evalSameData},  {"Squeeze", eval::evalSameData},
-      {"Concat", eval::evalConcat},       {"Reshape", eval::evalSameData},
-      {"Flatten", eval::evalSameData},    {"Cast", eval::evalCast},
-      {"Slice", eval::evalSlice},         {"ConstantOfShape", eval::evalConstantOfShape},
-      {"Range", eval::evalRange},         {"Expand", eval::evalExpand},
-      {"Transpose", eval::evalTranspose}, {"Add", eval::evalArithmetic},
-      {"Sub", eval::evalArithmetic},      {"Mul", eval::evalArithmetic},
-      {"Div", eval::evalArithmetic},      {"Neg", eval::evalNeg},
-      {"Equal", eval::evalEqual},         {"Where", eval::evalWhere},
+      {"Constant", eval::evalConstant},
+      {"Identity", eval::evalSameData},
+      {"Shape", eval::evalShape},
+      {"Gather", eval::evalGather},
+      {"Unsqueeze", eval::evalSameData},
+      {"Squeeze", eval::evalSameData},
+      {"Concat", eval::evalConcat},
+      {"Reshape", eval::evalSameData},
+      {"Flatten", eval::evalSameData},
+      {"Cast", eval::evalCast},
+      {"Slice", eval::evalSlice},
+      {"ConstantOfShape", eval::evalConstantOfShape},
+      {"Range", eval::evalRange},
+      {"Expand", eval::evalExpand},
+      {"Transpose", eval::evalTranspose},
+      {"Add", eval::evalArithmetic},
+      {"Sub", eval::evalArithmetic},
+      {"Mul", eval::evalArithmetic},
+      {"Div", eval::evalArithmetic},
+      {"Neg", eval::evalNeg},
+      {"Equal", eval::evalEqual},
+      {"Where", eval::evalWhere},
+      {"Size", eval::evalSize},
+      {"Less", eval::evalCompare},
+      {"Greater", eval::evalCompare},
+      {"LessOrEqual", eval::evalCompare},
+      {"GreaterOrEqual", eval::evalCompare},
+      {"And", eval::evalLogical},
+      {"Or", eval::evalLogical},
+      {"Xor", eval::evalLogical},
+      {"Not", eval::evalLogical},
+      {"Min", eval::evalMinMax},
+      {"Max", eval::evalMinMax},
+      {"Mod", eval::evalMod},
   };
   return kTable;
 }
@@ -37,7 +60,7 @@ bool isConstantEvaluable(const std::string& op) { return evaluators().count(op) 
 std::optional<std::vector<NDArray>> evaluateConstant(const Node& node) {
   auto it = evaluators().find(node.op);
   if (it == evaluators().end()) return std::nullopt;
-  if (node.op != "Shape") {
+  if (node.op != "Shape" && node.op != "Size") {  // these read only the input's static type
     for (const Value* in : node.inputs) {
       if (in && !in->isConstant()) return std::nullopt;
       if (in && !isScalarElementType(in->constant->dtype())) return std::nullopt;

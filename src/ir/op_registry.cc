@@ -40,6 +40,11 @@ Registry& registry() {
     ops::registerShapeOps(add);
     ops::registerSliceOps(add);
     ops::registerGeneratorOps(add);
+    ops::registerActivationOps(add);
+    ops::registerVariadicOps(add);
+    ops::registerPadOps(add);
+    ops::registerSplitOps(add);
+    ops::registerBlockOps(add);
     return reg;
   }();
   return *r;

@@ -130,4 +130,10 @@ Stmt reduceRange(LowerContext& ctx, DataType t, int64_t n, const Expr& init, con
   return allocate(part, seq({initParts, main, tail, finish}));
 }
 
+int64_t localElementsCap(DataType t, int64_t count) {
+  int64_t bytes =
+      std::min(kMaxLocalBufferBytes, kMaxLocalBytesPerKernel / std::max<int64_t>(1, count));
+  return std::max<int64_t>(1, bytes / std::max<int64_t>(1, static_cast<int64_t>(t.bytes())));
+}
+
 }  // namespace kiln::kernel

@@ -44,4 +44,8 @@ Stmt bindVars(LowerContext& ctx, const std::vector<std::string>& hints, const In
 
 Expr add(const Expr& a, const Expr& b);
 
+// The most elements of type T that each of COUNT local buffers live in one kernel may hold within
+// the stack budget (kMaxLocalBufferBytes each, kMaxLocalBytesPerKernel together); at least 1.
+int64_t localElementsCap(DataType t, int64_t count = 1);
+
 }  // namespace kiln::kernel

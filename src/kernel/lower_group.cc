@@ -177,7 +177,9 @@ LoweredKernel lowerGroup(const FusedGroup& group, const std::string& symbol,
                                 "; an anchor must come first"));
   }
   Stmt body = anchor != nullptr ? lowerAnchored(ctx, *anchor) : lowerComputed(ctx);
-  return ctx.finish(body);
+  LoweredKernel kernel = ctx.finish(body);
+  checkLocalBuffers(kernel.func);
+  return kernel;
 }
 
 }  // namespace kiln::kernel

@@ -63,6 +63,12 @@ std::string compare(const NDArray& got, NDArray want) {
     if (t.code == kDLBfloat) return bfloatToFloat(a.data<uint16_t>()[i]);
     if (t == kiln::runtime::DataType::int64()) return static_cast<double>(a.data<int64_t>()[i]);
     if (t == kiln::runtime::DataType::int32()) return a.data<int32_t>()[i];
+    if (t == kiln::runtime::DataType{kDLInt, 16, 1}) return a.data<int16_t>()[i];
+    if (t == kiln::runtime::DataType{kDLUInt, 16, 1}) return a.data<uint16_t>()[i];
+    if (t == kiln::runtime::DataType{kDLUInt, 32, 1}) return a.data<uint32_t>()[i];
+    if (t == kiln::runtime::DataType{kDLUInt, 64, 1}) {
+      return static_cast<double>(a.data<uint64_t>()[i]);
+    }
     if (t.bits == 8 && t.isInt()) return a.data<int8_t>()[i];
     if (t.bits == 8) return a.data<uint8_t>()[i];
     throw kiln::Error("output type " + t.str() + " is not compared");

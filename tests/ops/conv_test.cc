@@ -106,6 +106,24 @@ TEST(Conv, WideChannelsAndRows) {
   });
 }
 
+// Input rows too big to copy into one zero-padded local buffer (channels x width), and edges
+// wider than a register tile (huge pads): kernels must still keep every buffer on the stack.
+TEST(Conv, ManyInputChannelsAndWideRows) {
+  checkAtAllLevels([](OpGraph& g) {
+    for (int64_t stride : {1, 2}) {
+      ConvCase c{1, 512, 8, 1, 4, 600, 3, 3, {}, "NOTSET", true};
+      c.p = {{3, 3}, {stride, stride}, {1, 1}, {1, 1}, {1, 1}};
+      addConv(g, c, 30 + static_cast<uint32_t>(stride));
+      ConvCase r{1, 4, 6, 1, 3, 3000, 3, 3, {}, "NOTSET", false};
+      r.p = {{3, 3}, {stride, stride}, {1, 1}, {1, 1}, {1, 1}};
+      addConv(g, r, 40 + static_cast<uint32_t>(stride));
+    }
+    ConvCase e{1, 2, 4, 1, 3, 10, 1, 3, {}, "NOTSET", true};
+    e.p = {{1, 3}, {1, 1}, {1, 1}, {0, 40}, {0, 40}};
+    addConv(g, e, 50);
+  });
+}
+
 TEST(Conv, OneDimensional) {
   checkAtAllLevels([](OpGraph& g) {
     HostTensor x = randomTensor({2, 3, 19}, 1);

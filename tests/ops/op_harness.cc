@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <random>
 
 #include "kiln/driver/compile.h"
@@ -172,6 +174,18 @@ void compare(const HostTensor& got, const HostTensor& want, const std::string& l
   EXPECT_EQ(bad, 0) << label << ": " << bad << " of " << want.numel() << " elements differ";
 }
 
+// The heap allocators LIBRARY imports: the names in its dynamic string table (each stored as
+// "\0name\0"). Kernels keep every local buffer on the stack, so there must be none.
+std::vector<std::string> importedAllocators(const std::string& library) {
+  std::ifstream in(library, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> found;
+  for (const char* name : {"aligned_alloc", "malloc", "calloc", "realloc", "posix_memalign"}) {
+    if (bytes.find(std::string(1, '\0') + name + '\0') != std::string::npos) found.push_back(name);
+  }
+  return found;
+}
+
 }  // namespace
 
 void OpGraph::check(int optLevel) {
@@ -179,6 +193,9 @@ void OpGraph::check(int optLevel) {
   driver::CompileOptions options;
   options.optLevel = optLevel;
   driver::compileGraph(*graph_, path, options);
+  std::vector<std::string> allocators = importedAllocators(path);
+  EXPECT_TRUE(allocators.empty()) << path << " calls " << allocators.front()
+                                  << ": a kernel allocates heap memory at run time";
   runtime::Module lib = runtime::loadModule(path);
   runtime::Module ex = lib["default"](runtime::Device::cpu()).asModule();
   for (const auto& [name, value] : inputs_) ex["set_input"](name, toNDArray(value));

@@ -86,6 +86,19 @@ TEST(Pool, OneDimensional) {
   });
 }
 
+// Output rows far wider than one local buffer (kMaxLocalBufferBytes): the kernels tile the row
+// accumulator instead of allocating it on the heap.
+TEST(Pool, VeryWideRows) {
+  checkAtAllLevels([](OpGraph& g) {
+    addPool(g, {{1, 2, 100000}, {{3}, {1}, {1}, {1}, {1}}, PoolKind::kMax}, 21);
+    addPool(g, {{1, 2, 100000}, {{4}, {2}, {1}, {1}, {2}}, PoolKind::kAverage, true}, 22);
+    addPool(g, {{1, 2, 100000}, {{5}, {1}, {1}, {2}, {2}}, PoolKind::kAverage, false}, 23);
+    addPool(g, {{1, 3, 8, 50000}, {{3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}}, PoolKind::kMax}, 24);
+    addPool(g, {{1, 3, 8, 50000}, {{2, 3}, {2, 1}, {1, 1}, {0, 1}, {0, 1}}, PoolKind::kAverage},
+            25);
+  });
+}
+
 TEST(Pool, GlobalPools) {
   checkAtAllLevels([](OpGraph& g) {
     for (Shape s : {Shape{2, 3, 7, 7}, Shape{1, 64, 14, 14}, Shape{1, 5, 1, 1}, Shape{2, 3, 11}}) {

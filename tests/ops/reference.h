@@ -59,6 +59,32 @@ HostTensor refConcat(const std::vector<const HostTensor*>& xs, int64_t axis);
 HostTensor refExpand(const HostTensor& x, const Shape& shape);
 HostTensor reshaped(HostTensor x, const Shape& shape);
 
+// --- more reductions and normalizations (reference_reduce.cc) ---
+// OP is the ONNX name: ReduceMin, ReduceProd, ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp,
+// ReduceSumSquare (and ReduceSum/Mean/Max). Empty AXES reduce everything. Keeps X's dtype.
+HostTensor refReduceOp(const HostTensor& x, const std::string& op, const Dims& axes, bool keepDims);
+HostTensor refArgReduce(const HostTensor& x, bool isMax, int64_t axis, bool keepDims,
+                        bool selectLast);
+// Opset-13 Hardmax along AXIS: 1 at the first maximum, 0 elsewhere.
+HostTensor refHardmax(const HostTensor& x, int64_t axis);
+HostTensor refGlobalLpPool(const HostTensor& x, int64_t p);
+// Normalizes over the dims from AXIS on; SCALE and BIAS (may be null) broadcast numpy-style.
+HostTensor refLayerNorm(const HostTensor& x, const HostTensor& scale, const HostTensor* bias,
+                        int64_t axis, double eps);
+HostTensor refInstanceNorm(const HostTensor& x, const HostTensor& scale, const HostTensor& bias,
+                           double eps);
+HostTensor refLrn(const HostTensor& x, int64_t size, double alpha, double beta, double bias);
+
+// --- more data movement (reference_movement.cc) ---
+// PADS holds every dim's begin, then every dim's end (ONNX order). MODE: constant, edge, reflect,
+// wrap.
+HostTensor refPad(const HostTensor& x, const Dims& pads, const std::string& mode, double value);
+HostTensor refTile(const HostTensor& x, const Dims& repeats);
+std::vector<HostTensor> refSplit(const HostTensor& x, int64_t axis, const Dims& sizes);
+HostTensor refGatherElements(const HostTensor& x, const HostTensor& indices, int64_t axis);
+HostTensor refDepthToSpace(const HostTensor& x, int64_t block, bool crd);
+HostTensor refSpaceToDepth(const HostTensor& x, int64_t block);
+
 // Multi-index helpers.
 Dims stridesOf(const Shape& shape);
 Dims unravel(int64_t flat, const Shape& shape);

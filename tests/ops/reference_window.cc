@@ -37,11 +37,14 @@ void samePads(const Dims& spatial, WindowParams& p, bool upper) {
 
 namespace {
 
-// Calls F(window offsets) for every kernel tap of an N-D window.
-void forEachTap(const Dims& kernel, const std::function<void(const Dims&)>& f) {
+// Every kernel tap of an N-D window, as offsets per spatial dim (unravelled once, so the
+// references stay fast on wide inputs).
+std::vector<Dims> windowTaps(const Dims& kernel) {
   int64_t n = 1;
   for (int64_t k : kernel) n *= k;
-  for (int64_t t = 0; t < n; ++t) f(unravel(t, kernel));
+  std::vector<Dims> taps;
+  for (int64_t t = 0; t < n; ++t) taps.push_back(unravel(t, kernel));
+  return taps;
 }
 
 }  // namespace
@@ -56,23 +59,25 @@ HostTensor refConv(const HostTensor& x, const HostTensor& w, const HostTensor* b
   Shape ys{n, oc};
   ys.insert(ys.end(), out.begin(), out.end());
   HostTensor y = zeros(ys);
+  Dims xs = stridesOf(x.shape), wst = stridesOf(w.shape);
+  std::vector<Dims> taps = windowTaps(p.kernel);
   for (int64_t i = 0; i < y.numel(); ++i) {
     Dims yi = unravel(i, ys);
     int64_t bn = yi[0], o = yi[1];
     double s = b ? b->at(o) : 0.0;
     for (int64_t q = 0; q < icg; ++q) {
       int64_t c = (o / ocg) * icg + q;
-      forEachTap(p.kernel, [&](const Dims& k) {
-        Dims xi{bn, c};
-        for (size_t d = 0; d < nd; ++d) {
+      for (const Dims& k : taps) {
+        int64_t xi = bn * xs[0] + c * xs[1], wi = o * wst[0] + q * wst[1];
+        bool inside = true;
+        for (size_t d = 0; d < nd && inside; ++d) {
           int64_t pos = yi[2 + d] * p.strides[d] - p.padsBegin[d] + k[d] * p.dilations[d];
-          if (pos < 0 || pos >= spatial[d]) return;
-          xi.push_back(pos);
+          inside = pos >= 0 && pos < spatial[d];
+          xi += pos * xs[2 + d];
+          wi += k[d] * wst[2 + d];
         }
-        Dims wi{o, q};
-        wi.insert(wi.end(), k.begin(), k.end());
-        s += x.at(ravel(xi, x.shape)) * w.at(ravel(wi, w.shape));
-      });
+        if (inside) s += x.at(xi) * w.at(wi);
+      }
     }
     y.at(i) = s;
   }
@@ -87,25 +92,27 @@ HostTensor refPool(const HostTensor& x, const WindowParams& p, PoolKind kind,
   Shape ys{x.shape[0], x.shape[1]};
   ys.insert(ys.end(), out.begin(), out.end());
   HostTensor y = zeros(ys);
+  Dims xs = stridesOf(x.shape);
+  std::vector<Dims> taps = windowTaps(p.kernel);
   for (int64_t i = 0; i < y.numel(); ++i) {
     Dims yi = unravel(i, ys);
     double acc = kind == PoolKind::kMax ? -std::numeric_limits<double>::infinity() : 0.0;
     int64_t inside = 0, padded = 0;
-    forEachTap(p.kernel, [&](const Dims& k) {
-      Dims xi{yi[0], yi[1]};
+    for (const Dims& k : taps) {
+      int64_t xi = yi[0] * xs[0] + yi[1] * xs[1];
       bool valid = true, inPadded = true;
       for (size_t d = 0; d < nd; ++d) {
         int64_t pos = yi[2 + d] * p.strides[d] - p.padsBegin[d] + k[d] * p.dilations[d];
         valid = valid && pos >= 0 && pos < spatial[d];
         inPadded = inPadded && pos < spatial[d] + p.padsEnd[d];
-        xi.push_back(pos);
+        xi += pos * xs[2 + d];
       }
       if (inPadded) ++padded;
-      if (!valid) return;
+      if (!valid) continue;
       ++inside;
-      double v = x.at(ravel(xi, x.shape));
+      double v = x.at(xi);
       acc = kind == PoolKind::kMax ? std::max(acc, v) : acc + v;
-    });
+    }
     if (kind == PoolKind::kAverage) acc /= static_cast<double>(countIncludePad ? padded : inside);
     y.at(i) = acc;
   }

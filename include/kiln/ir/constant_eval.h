@@ -10,10 +10,11 @@
 
 namespace kiln::ir {
 
-// NODE's outputs, computed on the CPU, when every non-omitted input is a constant (Shape: always,
-// its input's type is static) and the op is one of: Constant, Identity, Shape, Gather, Unsqueeze,
-// Squeeze, Concat, Reshape, Flatten, Cast, Slice, ConstantOfShape, Range, Expand, Transpose, and
-// Add/Sub/Mul/Div/Neg/Equal on int32/int64/float32/float64, Where. nullopt otherwise. The result
+// NODE's outputs, computed on the CPU, when every non-omitted input is a constant (Shape and Size:
+// always, their input's type is static) and the op is one of: Constant, Identity, Shape, Size,
+// Gather, Unsqueeze, Squeeze, Concat, Reshape, Flatten, Cast, Slice, ConstantOfShape, Range,
+// Expand, Transpose, and Add/Sub/Mul/Div/Neg/Equal/Less/Greater/LessOrEqual/GreaterOrEqual/Min/
+// Max/Mod on int32/int64/float32/float64, And/Or/Xor/Not, Where. nullopt otherwise. The result
 // follows ONNX exactly (integer Div truncates toward zero, integer overflow wraps, float -> int
 // Cast truncates and saturates). Does not need NODE's output types to be set: it infers them
 // itself. Throws kiln::Error naming the node when type inference fails or an integer Div divides by

@@ -20,10 +20,14 @@ struct LoweredKernel {
   std::vector<const ir::Value*> args;
 };
 
-// The kernel's symbol is SYMBOL. Throws kiln::Error when the group holds an op or attribute combination kiln cannot lower,
-// naming the node.
+// The kernel's symbol is SYMBOL. Throws kiln::Error when the group holds an op or attribute
+// combination kiln cannot lower, naming the node.
 LoweredKernel lowerGroup(const FusedGroup& group, const std::string& symbol,
                          const ScheduleConfig& config);
+
+// Throws kiln::InternalError naming F when one of its local buffers exceeds kMaxLocalBufferBytes
+// or all of them together exceed kMaxLocalBytesPerKernel (lowerGroup runs it on every kernel).
+void checkLocalBuffers(const PrimFunc& f);
 
 // The graph ops lowerGroup has kernels for, sorted.
 std::vector<std::string> loweredOps();

@@ -7,6 +7,14 @@
 
 namespace kiln::kernel {
 
+// Local buffers (loop IR `allocate`) live on the stack of the thread running the kernel, because
+// nothing may be allocated on the heap inside run(). Every lowering tiles its local buffers so
+// that each holds at most kMaxLocalBufferBytes, and all local buffers of one kernel together at
+// most kMaxLocalBytesPerKernel (codegen places them all in the entry block, so they are live at
+// once; pool threads have 8 MiB stacks, this keeps a wide margin). lowerGroup checks both.
+inline constexpr int64_t kMaxLocalBufferBytes = 128 * 1024;
+inline constexpr int64_t kMaxLocalBytesPerKernel = 192 * 1024;
+
 struct ScheduleConfig {
   int vectorLanes = 16;  // fp32 lanes of the target's widest vector (16 for AVX-512, 8 for AVX2)
   bool parallel = true;  // mark outer loops parallel (the runtime's pool runs them)

@@ -1,4 +1,4 @@
-// Constant evaluation of ops that create data: Constant, Shape, ConstantOfShape and Range.
+// Constant evaluation of ops that create data: Constant, Shape, Size, ConstantOfShape and Range.
 #include <cstring>
 
 #include "../element_access.h"
@@ -36,6 +36,12 @@ Outputs evalShape(const Node& node, const std::vector<TensorType>& out) {
   for (int64_t i = 0; i < out[0].numel(); ++i) {
     result.data<int64_t>()[i] = shape[static_cast<size_t>(start + i)];
   }
+  return std::vector<NDArray>{result};
+}
+
+Outputs evalSize(const Node& node, const std::vector<TensorType>& out) {
+  NDArray result = NDArray::empty(out[0].shape, DataType::int64());
+  *result.data<int64_t>() = node.inputs[0]->type.numel();
   return std::vector<NDArray>{result};
 }
 

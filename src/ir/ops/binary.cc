@@ -1,4 +1,5 @@
-// Type inference of broadcasting ops with several inputs: arithmetic, Pow, Equal and Where.
+// Type inference of broadcasting ops with two or three inputs: arithmetic, Pow, Mod, comparisons,
+// logical And/Or/Xor and Where.
 #include "infer_util.h"
 #include "register_ops.h"
 
@@ -18,6 +19,31 @@ void inferPow(Node& node) {
   requireNumeric(node, 1);
   Shape out = broadcastShapes(node, inputType(node, 0).shape, inputType(node, 1).shape);
   setOutput(node, 0, {inputType(node, 0).dtype, out});
+}
+
+void inferMod(Node& node) {
+  inferArithmetic(node);
+  bool fmod = node.attrs.getInt("fmod", 0) != 0;
+  DataType t = inputType(node, 0).dtype;
+  if (isFloatType(t) && !fmod) {
+    fail(node, "inputs are ", t.str(), " with fmod=0; expected fmod=1 for floating-point Mod");
+  }
+}
+
+void inferCompare(Node& node) {
+  requireNumeric(node, 0);
+  requireSameDtype(node, 0, 1);
+  Shape out = broadcastShapes(node, inputType(node, 0).shape, inputType(node, 1).shape);
+  setOutput(node, 0, {DataType::boolean(), out});
+}
+
+void inferLogical(Node& node) {
+  for (size_t i = 0; i < 2; ++i) {
+    DataType t = inputType(node, i).dtype;
+    if (!t.isBool()) fail(node, "input ", i, " has type ", t.str(), "; expected bool");
+  }
+  Shape out = broadcastShapes(node, inputType(node, 0).shape, inputType(node, 1).shape);
+  setOutput(node, 0, {DataType::boolean(), out});
 }
 
 void inferEqual(Node& node) {
@@ -54,7 +80,15 @@ void registerBinaryOps(const OpAdder& add) {
   add(binaryOp("Mul", inferArithmetic, 7));
   add(binaryOp("Div", inferArithmetic, 7));
   add(binaryOp("Pow", inferPow, 7));
+  add(binaryOp("Mod", inferMod, 10));
   add(binaryOp("Equal", inferEqual, 7));
+  add(binaryOp("Less", inferCompare, 7));
+  add(binaryOp("Greater", inferCompare, 7));
+  add(binaryOp("LessOrEqual", inferCompare, 12));
+  add(binaryOp("GreaterOrEqual", inferCompare, 12));
+  add(binaryOp("And", inferLogical, 7));
+  add(binaryOp("Or", inferLogical, 7));
+  add(binaryOp("Xor", inferLogical, 7));
   add({.name = "Where",
        .opClass = OpClass::kBroadcast,
        .minInputs = 3,

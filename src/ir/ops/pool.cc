@@ -66,6 +66,14 @@ void registerPoolOps(const OpAdder& add) {
        .opClass = OpClass::kReduction,
        .sinceVersion = 1,
        .inferTypes = inferGlobalPool});
+  add({.name = "GlobalLpPool",  // p is an int from opset 2 (a float before)
+       .opClass = OpClass::kReduction,
+       .sinceVersion = 2,
+       .inferTypes = [](Node& n) {
+         if (n.attrs.getInt("p", 2) < 1)
+           fail(n, "p is ", n.attrs.getInt("p", 2), "; expected p >= 1");
+         inferGlobalPool(n);
+       }});
 }
 
 }  // namespace kiln::ir::ops

@@ -1,5 +1,5 @@
-// Type inference of ReduceMean/ReduceSum/ReduceMax, with axes as an attribute (ReduceSum before
-// 13, the others before 18) or as a constant input (afterwards).
+// Type inference of the Reduce* ops, with axes as an attribute (ReduceSum before 13, the others
+// before 18) or as a constant input (afterwards), and of ArgMax/ArgMin.
 #include "infer_util.h"
 #include "register_ops.h"
 
@@ -35,6 +35,25 @@ void inferReduce(Node& node) {
   setOutput(node, 0, {x.dtype, out});
 }
 
+// ArgMax/ArgMin: int64 indices along one axis (negative axes from opset 11 on).
+void inferArgReduce(Node& node) {
+  const TensorType& x = inputType(node, 0);
+  requireNumeric(node, 0);
+  requireRankAtLeast(node, 0, 1, "an axis to search along");
+  auto axis = static_cast<size_t>(normalizeAxis(node, node.attrs.getInt("axis", 0), x.rank()));
+  node.attrs.getInt("select_last_index", 0);
+  if (x.shape[axis] == 0) {
+    fail(node, "axis ", axis, " of ", x.str(), " is empty; expected at least one element to pick");
+  }
+  Shape out = x.shape;
+  if (node.attrs.getInt("keepdims", 1) != 0) {
+    out[axis] = 1;
+  } else {
+    out.erase(out.begin() + static_cast<std::ptrdiff_t>(axis));
+  }
+  setOutput(node, 0, {DataType::int64(), out});
+}
+
 OpDef reduceOp(const char* name) {
   return {.name = name,
           .opClass = OpClass::kReduction,
@@ -50,6 +69,19 @@ void registerReduceOps(const OpAdder& add) {
   add(reduceOp("ReduceMean"));
   add(reduceOp("ReduceSum"));
   add(reduceOp("ReduceMax"));
+  add(reduceOp("ReduceMin"));
+  add(reduceOp("ReduceProd"));
+  add(reduceOp("ReduceL1"));
+  add(reduceOp("ReduceL2"));
+  add(reduceOp("ReduceLogSum"));
+  add(reduceOp("ReduceLogSumExp"));
+  add(reduceOp("ReduceSumSquare"));
+  for (const char* name : {"ArgMax", "ArgMin"}) {
+    add({.name = name,
+         .opClass = OpClass::kReduction,
+         .sinceVersion = 1,
+         .inferTypes = inferArgReduce});
+  }
 }
 
 }  // namespace kiln::ir::ops

@@ -21,5 +21,10 @@ void registerReshapeOps(const OpAdder& add);
 void registerShapeOps(const OpAdder& add);
 void registerSliceOps(const OpAdder& add);
 void registerGeneratorOps(const OpAdder& add);
+void registerActivationOps(const OpAdder& add);
+void registerVariadicOps(const OpAdder& add);
+void registerPadOps(const OpAdder& add);
+void registerSplitOps(const OpAdder& add);
+void registerBlockOps(const OpAdder& add);
 
 }  // namespace kiln::ir::ops

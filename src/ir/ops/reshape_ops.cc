@@ -1,5 +1,5 @@
 // Type inference of ops that change a tensor's shape but not its elements' order: Flatten,
-// Reshape, Squeeze, Unsqueeze; and Expand, which repeats elements by broadcasting.
+// Reshape, Squeeze, Unsqueeze; and Expand and Tile, which repeat elements.
 #include "infer_util.h"
 #include "register_ops.h"
 
@@ -130,6 +130,25 @@ void inferExpand(Node& node) {
   setOutput(node, 0, {x.dtype, broadcastShapes(node, x.shape, shape)});
 }
 
+void inferTile(Node& node) {
+  const TensorType& x = inputType(node, 0);
+  const TensorType& r = inputType(node, 1, "repeats");
+  if (r.rank() != 1) fail(node, "repeats is ", r.str(), "; expected a 1-D tensor");
+  std::vector<int64_t> repeats = requireConstantInts(node, 1, "repeats");
+  if (static_cast<int64_t>(repeats.size()) != x.rank()) {
+    fail(node, "repeats ", listStr(repeats), " has ", repeats.size(), " entries for input ",
+         x.str(), "; expected one per dim (", x.rank(), ")");
+  }
+  Shape out = x.shape;
+  for (size_t d = 0; d < out.size(); ++d) {
+    if (repeats[d] < 0) fail(node, "repeats ", listStr(repeats), " has a negative entry");
+    if (__builtin_mul_overflow(out[d], repeats[d], &out[d])) {
+      fail(node, "dim ", d, " of the output overflows int64");
+    }
+  }
+  setOutput(node, 0, {x.dtype, out});
+}
+
 }  // namespace
 
 void registerReshapeOps(const OpAdder& add) {
@@ -159,6 +178,12 @@ void registerReshapeOps(const OpAdder& add) {
        .maxInputs = 2,
        .sinceVersion = 8,
        .inferTypes = inferExpand});
+  add({.name = "Tile",
+       .opClass = OpClass::kInjective,
+       .minInputs = 2,
+       .maxInputs = 2,
+       .sinceVersion = 6,
+       .inferTypes = inferTile});
 }
 
 }  // namespace kiln::ir::ops

@@ -1,5 +1,5 @@
-// Type inference of the injective ops that move elements between tensors: Shape, Concat, Gather
-// and Transpose.
+// Type inference of the injective ops that move elements between tensors: Concat, Gather,
+// GatherElements and Transpose; and of Shape and Size, which read only the input's type.
 #include <algorithm>
 
 #include "infer_util.h"
@@ -19,6 +19,11 @@ void inferShape(Node& node) {
   int64_t start = clampDim(node.attrs.getInt("start", 0));
   int64_t end = clampDim(node.attrs.getInt("end", rank));
   setOutput(node, 0, {DataType::int64(), {std::max<int64_t>(end - start, 0)}});
+}
+
+void inferSize(Node& node) {
+  inputType(node, 0);
+  setOutput(node, 0, {DataType::int64(), {}});
 }
 
 void inferConcat(Node& node) {
@@ -55,6 +60,11 @@ void inferGather(Node& node) {
   if (data.rank() < 1) fail(node, "data is ", data.str(), "; expected rank >= 1");
   int64_t axis = normalizeAxis(node, node.attrs.getInt("axis", 0), data.rank());
   int64_t dim = data.shape[static_cast<size_t>(axis)];
+  // Every index into an empty axis is out of range; the kernel could only read out of bounds.
+  if (dim == 0 && indices.numel() > 0) {
+    fail(node, "gathers ", indices.numel(), " indices from axis ", axis,
+         " of size 0; expected no indices");
+  }
   if (std::optional<std::vector<int64_t>> idx = constantInts(node.inputs[1])) {
     for (int64_t i : *idx) {
       if (i < -dim || i >= dim) {
@@ -67,6 +77,36 @@ void inferGather(Node& node) {
   out.insert(out.end(), indices.shape.begin(), indices.shape.end());
   out.insert(out.end(), data.shape.begin() + axis + 1, data.shape.end());
   setOutput(node, 0, {data.dtype, out});
+}
+
+// Output element idx reads data at idx with the axis coordinate replaced by indices[idx], so
+// indices may not be larger than data along the other axes (ONNX Runtime's rule).
+void inferGatherElements(Node& node) {
+  const TensorType& data = inputType(node, 0, "data");
+  const TensorType& indices = inputType(node, 1, "indices");
+  requireIndexType(node, 1);
+  requireRankAtLeast(node, 0, 1, "an axis to gather along");
+  if (indices.rank() != data.rank()) {
+    fail(node, "indices ", indices.str(), " and data ", data.str(),
+         " differ in rank; expected equal ranks");
+  }
+  auto axis = static_cast<size_t>(normalizeAxis(node, node.attrs.getInt("axis", 0), data.rank()));
+  for (size_t d = 0; d < data.shape.size(); ++d) {
+    if (d != axis && indices.shape[d] > data.shape[d]) {
+      fail(node, "indices ", indices.str(), " exceed data ", data.str(), " on dim ", d,
+           "; expected indices dims <= data dims except on axis ", axis);
+    }
+  }
+  int64_t dim = data.shape[axis];
+  if (std::optional<std::vector<int64_t>> idx = constantInts(node.inputs[1])) {
+    for (int64_t i : *idx) {
+      if (i < -dim || i >= dim) {
+        fail(node, "index ", i, " is out of range for axis ", axis, " of size ", dim, "; expected ",
+             -dim, "..", dim - 1);
+      }
+    }
+  }
+  setOutput(node, 0, {data.dtype, indices.shape});
 }
 
 void inferTranspose(Node& node) {
@@ -103,6 +143,13 @@ void registerShapeOps(const OpAdder& add) {
        .maxInputs = 2,
        .sinceVersion = 1,
        .inferTypes = inferGather});
+  add({.name = "GatherElements",
+       .opClass = OpClass::kInjective,
+       .minInputs = 2,
+       .maxInputs = 2,
+       .sinceVersion = 11,
+       .inferTypes = inferGatherElements});
+  add({.name = "Size", .opClass = OpClass::kOpaque, .sinceVersion = 1, .inferTypes = inferSize});
   add({.name = "Transpose",
        .opClass = OpClass::kInjective,
        .sinceVersion = 1,

@@ -1,5 +1,5 @@
-// Type inference of one-input elementwise ops: activations, math functions, Clip, Cast, Identity
-// and inference-mode Dropout.
+// Type inference of one-input elementwise ops: activations, math functions, predicates (Not,
+// IsNaN, IsInf), Clip, Cast/CastLike, Identity and inference-mode Dropout.
 #include "infer_util.h"
 #include "kiln/ir/onnx_dtype.h"
 #include "register_ops.h"
@@ -56,6 +56,29 @@ void inferCast(Node& node) {
   setOutput(node, 0, {t, x.shape});
 }
 
+// CastLike takes its target type from input 1, whose shape does not matter.
+void inferCastLike(Node& node) {
+  const TensorType& x = inputType(node, 0, "input");
+  setOutput(node, 0, {inputType(node, 1, "target_type").dtype, x.shape});
+}
+
+void requireBool(const Node& node, size_t i) {
+  DataType t = inputType(node, i).dtype;
+  if (!t.isBool()) fail(node, "input ", i, " has type ", t.str(), "; expected bool");
+}
+
+// A predicate on floats with int attributes INT_ATTRS: bool output of the input's shape.
+OpDef floatPredicate(const char* name, int since, std::vector<const char*> intAttrs = {}) {
+  return {.name = name,
+          .opClass = OpClass::kElementwise,
+          .sinceVersion = since,
+          .inferTypes = [intAttrs](Node& node) {
+            requireFloat(node, 0);
+            for (const char* attr : intAttrs) node.attrs.getInt(attr, 0);
+            setOutput(node, 0, {DataType::boolean(), inputType(node, 0).shape});
+          }};
+}
+
 void inferDropout(Node& node) {
   requireFloat(node, 0);
   if (hasInput(node, 1)) requireFloat(node, 1);
@@ -86,6 +109,14 @@ void registerUnaryOps(const OpAdder& add) {
   add(unaryOp("Neg", requireFloatOrSignedInt));
   add(unaryOp("Abs", requireNumeric));
   add(unaryOp("Identity", requireAny, 1));
+  add(unaryOp("Floor", requireFloat));
+  add(unaryOp("Ceil", requireFloat));
+  add(unaryOp("Round", requireFloat, 11));
+  add(unaryOp("Reciprocal", requireFloat));
+  add(unaryOp("Sign", requireNumeric, 9));
+  add(unaryOp("Not", requireBool, 1));
+  add(floatPredicate("IsNaN", 9));
+  add(floatPredicate("IsInf", 10, {"detect_positive", "detect_negative"}));
   add({.name = "LeakyRelu",
        .opClass = OpClass::kElementwise,
        .sinceVersion = 6,
@@ -103,6 +134,12 @@ void registerUnaryOps(const OpAdder& add) {
        .opClass = OpClass::kElementwise,
        .sinceVersion = 1,
        .inferTypes = inferCast});
+  add({.name = "CastLike",
+       .opClass = OpClass::kElementwise,
+       .minInputs = 2,
+       .maxInputs = 2,
+       .sinceVersion = 15,
+       .inferTypes = inferCastLike});
   add({.name = "Dropout",
        .opClass = OpClass::kElementwise,
        .maxInputs = 3,

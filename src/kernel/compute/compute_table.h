@@ -42,6 +42,9 @@ void addBatchNormLowerings(LoweringTable& table);
 
 // Helpers shared by the families.
 
+// ConvTranspose (conv_transpose.cc), registered with the conv family.
+Stmt emitConvTranspose(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn);
+
 // Input I of NODE at the numpy broadcast of output index OUT_IDX; null for an omitted input.
 Expr inputAt(LowerContext& ctx, const ir::Node& node, size_t i, const Index& outIdx);
 bool hasInput(const ir::Node& node, size_t i);

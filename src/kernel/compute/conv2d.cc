@@ -1,6 +1,6 @@
-// Convolution (NCHW, 1-D and 2-D, groups, depthwise, dilations, strides, pads) and ConvTranspose:
-// a task computes output rows in register tiles of output channels x columns, so the inner loop
-// is branch-free and vectorized, and stores each element once through the epilogue.
+// Convolution (NCHW, 1-D and 2-D, groups, depthwise, dilations, strides, pads): a task computes
+// output rows in register tiles of output channels x columns, so the inner loop is branch-free and
+// vectorized, and stores each element once through the epilogue.
 #include <algorithm>
 
 #include "../loop_builder.h"
@@ -194,7 +194,7 @@ struct ConvKernel {
     }
     auto [first, end] = interior(s.x);
     int64_t full = (end - first) / width, rem = (end - first) % width;
-    if (first > 0) parts.push_back(columns(k, intImm(0), first, first, true, allRows));
+    if (first > 0) parts.push_back(edgeColumns(k, 0, first, allRows));
     parts.push_back(loop(ctx, "owb", full, ForKind::kSerial, [&](const Expr& b) {
       return columns(k, intImm(first) + b * intImm(width), width, width, false, allRows);
     }));
@@ -204,8 +204,20 @@ struct ConvKernel {
     } else if (rem > 0) {
       parts.push_back(columns(k, intImm(first), rem, rem, false, allRows));
     }
-    if (end < s.ow) parts.push_back(columns(k, intImm(end), s.ow - end, s.ow - end, true, allRows));
+    if (end < s.ow) parts.push_back(edgeColumns(k, end, s.ow - end, allRows));
     return seq(parts);
+  }
+
+  // Output columns [from, from + N) whose taps may read outside the input: one clipped tile, or
+  // tiles of WIDTH when the edge is wider (huge pads), so the accumulator stays small.
+  Stmt edgeColumns(const ConvTask& k, int64_t from, int64_t n, bool allRows) const {
+    if (n <= width) return columns(k, intImm(from), n, n, true, allRows);
+    int64_t full = n / width, rem = n % width;
+    Stmt tiles = loop(ctx, "owe", full, ForKind::kSerial, [&](const Expr& b) {
+      return columns(k, intImm(from) + b * intImm(width), width, width, true, allRows);
+    });
+    if (rem == 0) return tiles;
+    return seq({tiles, columns(k, intImm(from + full * width), rem, rem, true, allRows)});
   }
 
   // Copies the task's input rows (valid kernel rows only) into the padded, phase-split buffer.
@@ -243,11 +255,16 @@ struct ConvKernel {
   }
 };
 
+// Accumulator tiles one conv kernel may hold at once: each row form (all kernel rows, clipped
+// kernel rows) has up to six column spans (left edge tiles and remainder, interior tiles, last
+// tile, right edge tiles and remainder).
+constexpr int64_t kAccBuffers = 12;
+
 // Whether (and how) to copy input rows into a padded buffer: with horizontal padding, a stride,
-// or rows narrower than a tile, as long as the copy stays small enough for the stack (codegen
-// moves larger local buffers to the heap).
+// or rows narrower than a tile, as long as the copy and the accumulators fit the stack budget of
+// local buffers; otherwise tiles read the input directly with clipped column ranges.
 PaddedRows planPaddedRows(LowerContext& ctx, const ConvShape& s, DataType t, int64_t icg,
-                          int64_t width) {
+                          int64_t tile, int64_t width) {
   bool want = s.x.padBegin + s.x.padEnd > 0 || s.x.stride > 1 || s.ow < width;
   if (ctx.knob("pad_rows", want ? 1 : 0) == 0) return {};
   int64_t tiles = ceilDiv(s.ow, width);
@@ -258,7 +275,11 @@ PaddedRows planPaddedRows(LowerContext& ctx, const ConvShape& s, DataType t, int
   pad.phases = s.x.stride;
   pad.phaseLen = ceilDiv(cols, s.x.stride) + ceilDiv((s.x.kernel - 1) * s.x.dilation, s.x.stride);
   int64_t numel = icg * s.kh * pad.phases * pad.phaseLen;
-  if (numel * static_cast<int64_t>(t.bytes()) > 192 * 1024) return {};
+  auto bytes = static_cast<int64_t>(t.bytes());
+  if (numel * bytes > kMaxLocalBufferBytes ||
+      numel * bytes + kAccBuffers * tile * width * bytes > kMaxLocalBytesPerKernel) {
+    return {};
+  }
   pad.buffer = ctx.localBuffer("xpad", t, {numel});
   return pad;
 }
@@ -280,8 +301,12 @@ Stmt emitConv(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn) {
   DataType t = node.outputs[0]->type.dtype;
   if (!t.isFloat()) unsupported(node, strCat("dtype ", t.str(), "; expected a float type"));
   int64_t lanes = std::max(1, ctx.config().vectorLanes);
-  int64_t tile = pickTile(ctx.knob("oc_tile", ocg % 8 == 0 ? 8 : 4), ocg);
-  int64_t width = std::max<int64_t>(1, ctx.knob("ow_tile", lanes));
+  // Register tiles stay register-sized even under odd knob values, so every accumulator fits
+  // the stack budget of local buffers.
+  int64_t accCap = localElementsCap(t, 2 * kAccBuffers);
+  int64_t tile = pickTile(std::min(accCap, ctx.knob("oc_tile", ocg % 8 == 0 ? 8 : 4)), ocg);
+  int64_t width =
+      std::clamp<int64_t>(ctx.knob("ow_tile", lanes), 1, std::max<int64_t>(1, accCap / tile));
   int64_t blocks = s.oc / tile;
   // Without groups all output-channel tiles read the same input rows: a task takes several
   // tiles of one output row, so the padded copy is shared.
@@ -289,8 +314,9 @@ Stmt emitConv(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn) {
       s.groups == 1 ? ctx.knob("oc_tiles_per_task", s.n * s.oh >= 16 ? blocks : 1) : 1;
   perTask = std::clamp<int64_t>(perTask, 1, blocks);
   int64_t chunks = ceilDiv(blocks, perTask);
-  ConvKernel kernel{ctx, storeFn, s,   xv,    wv,        bv,
-                    t,   tile,    icg, width, ys.size(), planPaddedRows(ctx, s, t, icg, width)};
+  ConvKernel kernel{ctx, storeFn, s,         xv,
+                    wv,  bv,      t,         tile,
+                    icg, width,   ys.size(), planPaddedRows(ctx, s, t, icg, tile, width)};
 
   return loop(ctx, "task", s.n * chunks * s.oh, ctx.parallelKind(), [&](const Expr& task) {
     Expr rest = floorDivBy(task, s.oh);
@@ -321,101 +347,6 @@ Stmt emitConv(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn) {
       return allocate(kernel.pad.buffer, loopRange(ctx, "ob", b0, count, ForKind::kSerial,
                                                    [&](const Expr& b) { return block(b, true); }));
     });
-  });
-}
-
-// ConvTranspose: each input row scatters into the output rows it reaches; an output row is
-// accumulated locally, so every output element is stored exactly once through the epilogue.
-Stmt emitConvTranspose(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn) {
-  const ir::Value* xv = node.inputs[0];
-  const ir::Value* wv = node.inputs[1];
-  const ir::Value* bv = hasInput(node, 2) ? node.inputs[2] : nullptr;
-  const Dims& xs = xv->type.shape;
-  const Dims& ws = wv->type.shape;  // [IC, OC/group, k...]
-  const Dims& ys = node.outputs[0]->type.shape;
-  if (xs.size() != 3 && xs.size() != 4)
-    unsupported(node, "only 1-D and 2-D ConvTranspose are supported");
-  size_t nd = xs.size() - 2;
-  DataType t = node.outputs[0]->type.dtype;
-  if (!t.isFloat()) unsupported(node, strCat("dtype ", t.str(), "; expected a float type"));
-  int64_t groups = node.attrs.getInt("group", 1);
-  Dims strides = node.attrs.getInts("strides", Dims(nd, 1));
-  Dims dil = node.attrs.getInts("dilations", Dims(nd, 1));
-  Dims pads = node.attrs.getInts("pads", Dims(2 * nd, 0));
-  Dims outPad = node.attrs.getInts("output_padding", Dims(nd, 0));
-  std::string autoPad = node.attrs.getString("auto_pad", "NOTSET");
-  if (strides.size() != nd || dil.size() != nd || pads.size() != 2 * nd || outPad.size() != nd) {
-    unsupported(node, "strides/dilations/pads/output_padding do not match the spatial rank");
-  }
-  bool derived =
-      node.attrs.has("output_shape") || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER";
-  std::vector<WindowDim> win(nd);
-  for (size_t d = 0; d < nd; ++d) {
-    WindowDim& w = win[d];
-    w.in = xs[d + 2], w.out = ys[d + 2], w.kernel = ws[d + 2], w.stride = strides[d],
-    w.dilation = dil[d];
-    if (derived) {
-      int64_t total = w.stride * (w.in - 1) + outPad[d] + (w.kernel - 1) * w.dilation + 1 - w.out;
-      bool lower = autoPad == "SAME_LOWER";
-      w.padBegin = lower ? total - total / 2 : total / 2;
-    } else if (autoPad == "VALID") {
-      w.padBegin = 0;
-    } else {
-      w.padBegin = pads[d];
-    }
-  }
-  if (nd == 1) win.insert(win.begin(), WindowDim{});
-  const WindowDim& wy = win[0];
-  const WindowDim& wx = win[1];
-  int64_t n = xs[0], ic = xs[1], oc = ys[1];
-  if (groups <= 0 || ic % groups != 0 || oc % groups != 0 || ws[1] * groups != oc) {
-    unsupported(node, "group does not divide the channels consistently");
-  }
-  int64_t icg = ic / groups, ocg = oc / groups;
-  size_t rank = ys.size();
-  // For output row oh and tap kh, the input row is (oh + pad - kh*dil) / stride when divisible.
-  return loop(ctx, "task", n * oc * wy.out, ctx.parallelKind(), [&](const Expr& task) {
-    Expr oh = binary(BinaryOp::kFloorMod, task, intImm(wy.out));
-    Expr nc = floorDivBy(task, wy.out);
-    Expr bn = floorDivBy(nc, oc);
-    Expr c = binary(BinaryOp::kFloorMod, nc, intImm(oc));
-    Expr g = floorDivBy(c, ocg);
-    Expr cg = binary(BinaryOp::kFloorMod, c, intImm(ocg));
-    Buffer acc = ctx.localBuffer("acc", t, {wx.out});
-    Expr b0 = bv != nullptr ? ctx.readFlat(bv, c) : constant(0, t);
-    Stmt init = loop(ctx, "ow", wx.out, ctx.vectorKind(),
-                     [&](const Expr& ow) { return store(acc, ow, b0); });
-    Stmt body = loop(ctx, "icl", icg, ForKind::kSerial, [&](const Expr& icl) {
-      Expr ci = g * intImm(icg) + icl;
-      return loop(ctx, "kh", wy.kernel, ForKind::kSerial, [&](const Expr& kh) {
-        Expr num = oh + intImm(wy.padBegin) - kh * intImm(wy.dilation);
-        Expr ih = floorDivBy(num, wy.stride);
-        Expr ok = compare(CompareOp::kEQ, binary(BinaryOp::kFloorMod, num, intImm(wy.stride)),
-                          intImm(0)) &&
-                  compare(CompareOp::kGE, ih, intImm(0)) &&
-                  compare(CompareOp::kLT, ih, intImm(wy.in));
-        Stmt row = loop(ctx, "kw", wx.kernel, ForKind::kSerial, [&](const Expr& kw) {
-          // ow = iw*stride - pad + kw*dil must lie in [0, OW).
-          Expr off = kw * intImm(wx.dilation) - intImm(wx.padBegin);
-          Expr lo = max(intImm(0), ceilDivBy(intImm(0) - off, wx.stride));
-          Expr hi = min(intImm(wx.in), ceilDivBy(intImm(wx.out) - off, wx.stride));
-          Expr wIdx = ((ci * intImm(ocg) + cg) * intImm(wy.kernel) + kh) * intImm(wx.kernel) + kw;
-          Expr wVar = ctx.freshVar("w", t);
-          Expr xRow = ((bn * intImm(ic) + ci) * intImm(wy.in) + ih) * intImm(wx.in);
-          Stmt inner = loopRange(
-              ctx, "iw", lo, max(intImm(0), hi - lo), ctx.vectorKind(), [&](const Expr& iw) {
-                Expr ow = iw * intImm(wx.stride) + off;
-                return store(acc, ow, load(acc, ow) + wVar * ctx.readFlat(xv, xRow + iw));
-              });
-          return let(wVar, ctx.readFlat(wv, wIdx), inner);
-        });
-        return ifThenElse(ok, row);
-      });
-    });
-    Stmt epilogue = loop(ctx, "ow", wx.out, ctx.vectorKind(), [&](const Expr& ow) {
-      return storeFn(outIndex(rank, bn, c, oh, ow), load(acc, ow));
-    });
-    return allocate(acc, seq({init, body, epilogue}));
   });
 }
 

@@ -82,13 +82,31 @@ Expr power(const ir::Node& n, const Expr& base, const Expr& expo) {
   return call(Intrinsic::kPow, {base, e});
 }
 
+// Integer division traps on a zero divisor and on INT_MIN / -1; a model's run must never kill the
+// process, so such elements get NumPy's answers instead (0 for x/0 and x%0, -x for x/-1).
+Expr guardedIntegerDivision(BinaryOp op, const Expr& a, const Expr& b) {
+  Expr zero = intImm(0, b->dtype), one = intImm(1, b->dtype);
+  Expr isZero = compare(CompareOp::kEQ, b, zero);
+  if (!b->dtype.isInt()) return select(isZero, zero, binary(op, a, select(isZero, one, b)));
+  Expr isMinusOne = compare(CompareOp::kEQ, b, intImm(-1, b->dtype));
+  Expr divisor = select(isZero || isMinusOne, one, b);
+  bool isDiv = op == BinaryOp::kDiv || op == BinaryOp::kFloorDiv;
+  Expr byMinusOne = isDiv ? zero - a : zero;
+  return select(isZero, zero, select(isMinusOne, byMinusOne, binary(op, a, divisor)));
+}
+
+Expr divide(const Expr& a, const Expr& b) {
+  if (a->dtype.isFloat()) return a / b;
+  return guardedIntegerDivision(BinaryOp::kDiv, a, b);
+}
+
 Expr mod(const ir::Node& n, const Expr& a, const Expr& b) {
   bool fmod = n.attrs.getInt("fmod", 0) != 0;
   if (a->dtype.isFloat()) {
     if (!fmod) unsupported(n, "Mod of floats requires fmod=1");
     return a - trunc(a / b) * b;
   }
-  return binary(fmod ? BinaryOp::kMod : BinaryOp::kFloorMod, a, b);
+  return guardedIntegerDivision(fmod ? BinaryOp::kMod : BinaryOp::kFloorMod, a, b);
 }
 
 Expr variadic(const Ins& in, const std::function<Expr(const Expr&, const Expr&)>& f) {
@@ -218,14 +236,23 @@ void addMath(LoweringTable& t) {
   }
   t["Cast"] = pointwiseOp(
       [](const ir::Node& n, const Ins& in) { return castTo(n.outputs[0]->type.dtype, in[0]); });
-  t["CastLike"] = t["Cast"];
+  // CastLike's input 1 only names the target type; its shape need not broadcast to the output's.
+  OpLowering castLike;
+  castLike.pointwise = true;
+  castLike.compute = [](LowerContext& ctx, const ir::Node& n) {
+    Accessor a = [&ctx, &n](const Index& idx) {
+      return castTo(n.outputs[0]->type.dtype, inputAt(ctx, n, 0, idx));
+    };
+    return std::vector<Accessor>{a};
+  };
+  t["CastLike"] = castLike;
 }
 
 void addBinary(LoweringTable& t) {
   binaryOp(t, "Add", [](const Expr& a, const Expr& b) { return a + b; });
   binaryOp(t, "Sub", [](const Expr& a, const Expr& b) { return a - b; });
   binaryOp(t, "Mul", [](const Expr& a, const Expr& b) { return a * b; });
-  binaryOp(t, "Div", [](const Expr& a, const Expr& b) { return a / b; });
+  binaryOp(t, "Div", divide);
   binaryOp(t, "Equal", [](const Expr& a, const Expr& b) { return compare(CompareOp::kEQ, a, b); });
   binaryOp(t, "Less", [](const Expr& a, const Expr& b) { return compare(CompareOp::kLT, a, b); });
   binaryOp(t, "LessOrEqual",

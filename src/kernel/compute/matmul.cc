@@ -79,8 +79,11 @@ Stmt axpyTile(LowerContext& ctx, const Matmul& mm, const StoreFn& storeFn, const
 // which store the same values) so every tile has the same constant width.
 Stmt emitAxpy(LowerContext& ctx, const Matmul& mm, const StoreFn& storeFn) {
   int64_t lanes = std::max(1, ctx.config().vectorLanes);
-  int64_t mTile = pickTile(ctx.knob("m_tile", 4), mm.m);
-  int64_t width = std::min(mm.n, std::max<int64_t>(1, ctx.knob("n_tile", 2 * lanes)));
+  // Register tiles stay within the stack budget of local buffers even under odd knob values.
+  int64_t cap = localElementsCap(mm.t, 2);
+  int64_t mTile = pickTile(std::min(cap, ctx.knob("m_tile", 4)), mm.m);
+  int64_t width =
+      std::min(mm.n, std::clamp<int64_t>(ctx.knob("n_tile", 2 * lanes), 1, cap / mTile));
   int64_t tiles = ceilDiv(mm.n, width);
   int64_t group = std::max<int64_t>(1, ctx.knob("n_group", std::max<int64_t>(1, 256 / width)));
   int64_t groups = ceilDiv(tiles, group), mBlocks = mm.m / mTile;
@@ -108,8 +111,10 @@ Stmt emitAxpy(LowerContext& ctx, const Matmul& mm, const StoreFn& storeFn) {
 // sum per vector lane in registers, reduced across lanes at the end.
 Stmt emitDot(LowerContext& ctx, const Matmul& mm, const StoreFn& storeFn) {
   int64_t lanes = std::max(1, ctx.config().vectorLanes);
-  int64_t mTile = pickTile(ctx.knob("m_tile", 2), mm.m);
-  int64_t nTile = pickTile(ctx.knob("n_tile", 4), mm.n);
+  // One partial sum per lane of each dot product, within the stack budget of local buffers.
+  int64_t cap = std::max<int64_t>(1, localElementsCap(mm.t, 2) / lanes);
+  int64_t mTile = pickTile(std::min(cap, ctx.knob("m_tile", 2)), mm.m);
+  int64_t nTile = pickTile(std::min(cap / mTile, ctx.knob("n_tile", 4)), mm.n);
   int64_t mBlocks = mm.m / mTile, nBlocks = mm.n / nTile;
   int64_t chunks = mm.k / lanes, tail = mm.k % lanes;
   return loop(ctx, "task", mm.batch * mBlocks * nBlocks, ctx.parallelKind(), [&](const Expr& task) {

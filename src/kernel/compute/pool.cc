@@ -54,29 +54,42 @@ Stmt emitPool(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn, P
     Expr a = call(Intrinsic::kAbs, {x});
     return acc + (p == 2 ? a * a : p == 1 ? a : call(Intrinsic::kPow, {a, constant(p, t)}));
   };
-  return loop(ctx, "task", nc * wy.out, ctx.parallelKind(), [&](const Expr& task) {
-    Index derived{binary(BinaryOp::kFloorMod, task, intImm(wy.out)), floorDivBy(task, wy.out)};
-    return bindVars(ctx, {"oh", "plane"}, derived, [&](const Index& d) {
+  // Rows too wide for one stack buffer are split into column tiles, each a task of its own.
+  int64_t owTile = rowTile(ctx, t, wx.out);
+  int64_t tiles = ceilDiv(wx.out, owTile);
+  bool tiled = tiles > 1;
+  return loop(ctx, "task", nc * wy.out * tiles, ctx.parallelKind(), [&](const Expr& task) {
+    Expr row = tiled ? floorDivBy(task, tiles) : task;
+    Index derived{binary(BinaryOp::kFloorMod, row, intImm(wy.out)), floorDivBy(row, wy.out)};
+    if (tiled) derived.push_back(binary(BinaryOp::kFloorMod, task, intImm(tiles)) * intImm(owTile));
+    std::vector<std::string> names{"oh", "plane"};
+    if (tiled) names.emplace_back("ow0");
+    return bindVars(ctx, names, derived, [&](const Index& d) {
       const Expr &oh = d[0], &plane = d[1];
-      Buffer acc = ctx.localBuffer("acc", t, {wx.out});
-      Stmt initRow = loop(ctx, "ow", wx.out, ctx.vectorKind(),
-                          [&](const Expr& ow) { return store(acc, ow, init); });
+      // Output columns [ow0, ow0 + ext) of the row; acc[j] holds column ow0 + j.
+      Expr ow0 = tiled ? d[2] : intImm(0);
+      Expr ext = wx.out % owTile == 0 ? intImm(owTile) : min(intImm(owTile), intImm(wx.out) - ow0);
+      Buffer acc = ctx.localBuffer("acc", t, {owTile});
+      Stmt initRow = loopRange(ctx, "ow", intImm(0), ext, ctx.vectorKind(),
+                               [&](const Expr& j) { return store(acc, j, init); });
       Expr khLo = wy.tapLo(oh);
       Expr khExt = max(intImm(0), wy.tapHi(oh) - khLo);
       Stmt body = loopRange(ctx, "kh", khLo, khExt, ForKind::kSerial, [&](const Expr& kh) {
         Expr xRow = (plane * intImm(wy.in) + wy.inputPos(oh, kh)) * intImm(wx.in);
         return loop(ctx, "kw", wx.kernel, ForKind::kSerial, [&](const Expr& kw) {
-          Expr lo = wx.outLo(kw);
+          Expr lo = wx.outLo(kw), hi = wx.outHi(kw);
+          if (tiled) lo = max(lo, ow0), hi = min(hi, ow0 + ext);
           return loopRange(
-              ctx, "ow", lo, max(intImm(0), wx.outHi(kw) - lo), ctx.vectorKind(),
-              [&](const Expr& ow) {
-                return store(acc, ow,
-                             combine(load(acc, ow), ctx.readFlat(xv, xRow + wx.inputPos(ow, kw))));
+              ctx, "ow", lo, max(intImm(0), hi - lo), ctx.vectorKind(), [&](const Expr& ow) {
+                Expr j = ow - ow0;
+                return store(acc, j,
+                             combine(load(acc, j), ctx.readFlat(xv, xRow + wx.inputPos(ow, kw))));
               });
         });
       });
-      Stmt finish = loop(ctx, "ow", wx.out, ctx.vectorKind(), [&](const Expr& ow) {
-        Expr v = load(acc, ow);
+      Stmt finish = loopRange(ctx, "ow", intImm(0), ext, ctx.vectorKind(), [&](const Expr& j) {
+        Expr ow = ow0 + j;
+        Expr v = load(acc, j);
         if (kind == PoolKind::kAverage) {
           Expr count = includePad ? paddedTaps(wy, oh) * paddedTaps(wx, ow)
                                   : max(intImm(0), wy.tapHi(oh) - wy.tapLo(oh)) *

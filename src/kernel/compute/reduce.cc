@@ -2,6 +2,7 @@
 // trailing reduced block is reduced with vectorized partials; otherwise the kept dimensions after
 // the last reduced axis are vectorized while the reduced axes are walked.
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "../loop_builder.h"
@@ -37,8 +38,10 @@ ReduceOp reduceOp(const std::string& op) {
     return {[](DataType t) { return constant(1, t); },
             [](const Expr& a, const Expr& b) { return a * b; }, id, keep};
   }
-  if (op == "ReduceL1")
-    return {zero, sum, [](const Expr& x) { return call(Intrinsic::kAbs, {x}); }, keep};
+  if (op == "ReduceL1") {
+    return {zero, sum,
+            [](const Expr& x) { return x->dtype.isUInt() ? x : call(Intrinsic::kAbs, {x}); }, keep};
+  }
   if (op == "ReduceSumSquare") return {zero, sum, [](const Expr& x) { return x * x; }, keep};
   if (op == "ReduceL2") {
     return {zero, sum, [](const Expr& x) { return x * x; },
@@ -79,8 +82,10 @@ Stmt emitReduce(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn)
   std::vector<bool> reduced = reducedAxes(node, rank);
   bool keepDims = node.attrs.getInt("keepdims", 1) != 0;
   ReduceOp op = reduceOp(node.op);
-  if (!t.isFloat() && node.op != "ReduceSum" && node.op != "ReduceMax" && node.op != "ReduceMin" &&
-      node.op != "ReduceProd") {
+  // Integer results are exact for these; the others need a float divide, root or logarithm.
+  static const std::set<std::string> kIntegerOk = {"ReduceSum",  "ReduceMax", "ReduceMin",
+                                                   "ReduceProd", "ReduceL1",  "ReduceSumSquare"};
+  if (!t.isFloat() && !kIntegerOk.count(node.op)) {
     unsupported(node, strCat("dtype ", t.str(), "; expected a float type"));
   }
   Dims strides = stridesOf(xs);
@@ -140,44 +145,88 @@ Stmt emitReduce(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn)
       inner == 1 && !redAxes.empty() &&
       static_cast<int64_t>(redAxes.size()) == last - static_cast<int64_t>(redAxes.front()) + 1;
 
+  // LogSumExp reduces exp(x - m), m the (finite) maximum, and adds m back, so large inputs do not
+  // overflow: a max pass runs first.
+  bool shifted = node.op == "ReduceLogSumExp";
+  ReduceOp maxOp = reduceOp("ReduceMax");
+  auto identity = [](const Expr& x) { return x; };
+  auto shiftOf = [t](const Expr& mx) {
+    Expr finite = compare(CompareOp::kLT, call(Intrinsic::kAbs, {mx}), constant(INFINITY, t));
+    return select(finite, mx, constant(0, t));
+  };
+
   if (inner == 1) {
-    ForKind kind = outer * count >= (1 << 14) && outer > 1 ? ctx.parallelKind() : ForKind::kSerial;
-    return loop(ctx, "o", outer, kind, [&](const Expr& o) {
-      Expr base = outerBase(o);
-      auto then = [&](const Expr& r) { return storeFn(outIndex(o, intImm(0)), op.post(r, count)); };
+    // Reduces PRE(element) over the reduced positions after BASE with ROP, then THEN(result).
+    auto reduceOne = [&](const Expr& base, const ReduceOp& rop,
+                         const std::function<Expr(const Expr&)>& pre,
+                         const std::function<Stmt(const Expr&)>& then) -> Stmt {
       if (trailingBlock) {
         return reduceRange(
-            ctx, t, count, op.init(t), op.combine,
-            [&](const Expr& k) { return op.pre(ctx.readFlat(xv, base + k)); }, then);
+            ctx, t, count, rop.init(t), rop.combine,
+            [&](const Expr& k) { return pre(ctx.readFlat(xv, base + k)); }, then);
       }
-      return withScalar(ctx, "acc", op.init(t), [&](const Buffer& acc) {
+      return withScalar(ctx, "acc", rop.init(t), [&](const Buffer& acc) {
         Stmt body = overReduced(0, base, [&](const Expr& off) {
           return store(acc, intImm(0),
-                       op.combine(load(acc, intImm(0)), op.pre(ctx.readFlat(xv, off))));
+                       rop.combine(load(acc, intImm(0)), pre(ctx.readFlat(xv, off))));
         });
         return seq({body, then(load(acc, intImm(0)))});
       });
+    };
+    ForKind kind = outer * count >= (1 << 14) && outer > 1 ? ctx.parallelKind() : ForKind::kSerial;
+    return loop(ctx, "o", outer, kind, [&](const Expr& o) {
+      Expr base = outerBase(o);
+      auto out = [&](const Expr& v) { return storeFn(outIndex(o, intImm(0)), v); };
+      if (!shifted) {
+        return reduceOne(base, op, op.pre, [&](const Expr& r) { return out(op.post(r, count)); });
+      }
+      return reduceOne(base, maxOp, identity, [&](const Expr& mx) {
+        return bindVar(ctx, "shift", shiftOf(mx), [&](const Expr& sh) {
+          return reduceOne(
+              base, op, [&](const Expr& x) { return op.pre(x - sh); },
+              [&](const Expr& r) { return out(op.post(r, count) + sh); });
+        });
+      });
     });
   }
-  int64_t tile = std::min(inner, std::max<int64_t>(1, ctx.knob("inner_tile", 1024)));
+  int64_t tile = std::min(inner, std::clamp<int64_t>(ctx.knob("inner_tile", 1024), 1,
+                                                     localElementsCap(t, shifted ? 2 : 1)));
   int64_t blocks = ceilDiv(inner, tile);
   return loop(ctx, "task", outer * blocks, ctx.parallelKind(), [&](const Expr& task) {
     Expr o = floorDivBy(task, blocks);
     Expr i0 = binary(BinaryOp::kFloorMod, task, intImm(blocks)) * intImm(tile);
     Expr ext = inner % tile == 0 ? intImm(tile) : min(intImm(tile), intImm(inner) - i0);
-    Buffer acc = ctx.localBuffer("acc", t, {tile});
     auto overTile = [&](const std::function<Stmt(const Expr&)>& body) {
       return loopRange(ctx, "i", intImm(0), ext, ctx.vectorKind(), body);
     };
-    Stmt init = overTile([&](const Expr& i) { return store(acc, i, op.init(t)); });
-    Stmt body = overReduced(0, outerBase(o) + i0, [&](const Expr& off) {
-      return overTile([&](const Expr& i) {
-        return store(acc, i, op.combine(load(acc, i), op.pre(ctx.readFlat(xv, off + i))));
+    // Accumulates PRE(element, lane) into BUF with ROP for every lane of the tile.
+    auto pass = [&](const Buffer& buf, const ReduceOp& rop,
+                    const std::function<Expr(const Expr&, const Expr&)>& pre) {
+      Stmt init = overTile([&](const Expr& i) { return store(buf, i, rop.init(t)); });
+      Stmt body = overReduced(0, outerBase(o) + i0, [&](const Expr& off) {
+        return overTile([&](const Expr& i) {
+          return store(buf, i, rop.combine(load(buf, i), pre(ctx.readFlat(xv, off + i), i)));
+        });
       });
+      return seq({init, body});
+    };
+    Buffer acc = ctx.localBuffer("acc", t, {tile});
+    if (!shifted) {
+      Stmt fin = overTile([&](const Expr& i) {
+        return storeFn(outIndex(o, i0 + i), op.post(load(acc, i), count));
+      });
+      return allocate(
+          acc, seq({pass(acc, op, [&](const Expr& x, const Expr&) { return op.pre(x); }), fin}));
+    }
+    Buffer sh = ctx.localBuffer("shift", t, {tile});
+    Stmt maxPass = pass(sh, maxOp, [](const Expr& x, const Expr&) { return x; });
+    Stmt toShift = overTile([&](const Expr& i) { return store(sh, i, shiftOf(load(sh, i))); });
+    Stmt sumPass =
+        pass(acc, op, [&](const Expr& x, const Expr& i) { return op.pre(x - load(sh, i)); });
+    Stmt fin = overTile([&](const Expr& i) {
+      return storeFn(outIndex(o, i0 + i), op.post(load(acc, i), count) + load(sh, i));
     });
-    Stmt fin = overTile(
-        [&](const Expr& i) { return storeFn(outIndex(o, i0 + i), op.post(load(acc, i), count)); });
-    return allocate(acc, seq({init, body, fin}));
+    return allocate(acc, allocate(sh, seq({maxPass, toShift, sumPass, fin})));
   });
 }
 

@@ -99,7 +99,9 @@ Stmt emitContiguous(LowerContext& ctx, const ir::Node& node, const StoreFn& stor
 Stmt emitStrided(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn, Kind kind,
                  const Rows& r, DataType t) {
   const ir::Value* xv = node.inputs[0];
-  int64_t tile = std::min(r.inner, std::max<int64_t>(1, ctx.knob("inner_tile", 256)));
+  // Two local buffers of the tile (the int64 index of Hardmax is the widest element).
+  int64_t cap = localElementsCap(DataType::int64(), 2);
+  int64_t tile = std::min(r.inner, std::clamp<int64_t>(ctx.knob("inner_tile", 256), 1, cap));
   int64_t blocks = ceilDiv(r.inner, tile);
   return loop(ctx, "task", r.outer * blocks, ctx.parallelKind(), [&](const Expr& task) {
     Expr o = floorDivBy(task, blocks);

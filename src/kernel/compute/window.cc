@@ -4,11 +4,16 @@
 
 #include <algorithm>
 
-#include "../lower_context.h"
+#include "../loop_builder.h"
 #include "kiln/ir/window.h"
 #include "kiln/support/error.h"
 
 namespace kiln::kernel {
+
+int64_t rowTile(LowerContext& ctx, DataType t, int64_t out) {
+  int64_t cap = std::max<int64_t>(1, std::min(localElementsCap(t), out));
+  return std::clamp<int64_t>(ctx.knob("ow_tile", out <= cap ? out : kWideRowTile), 1, cap);
+}
 
 Expr WindowDim::inputPos(const Expr& o, const Expr& k) const {
   return o * intImm(stride) + k * intImm(dilation) - intImm(padBegin);

@@ -10,6 +10,16 @@
 
 namespace kiln::kernel {
 
+class LowerContext;
+
+// Output columns per row tile of a window op whose whole output row does not fit in one local
+// buffer (see kMaxLocalBufferBytes): the row accumulator then stays in L1 while the taps sweep it.
+constexpr int64_t kWideRowTile = 4096;
+
+// The row tile of a window op with OUT output columns of type T: the whole row when it fits in a
+// local buffer, else kWideRowTile columns; knob "ow_tile" overrides, within the buffer limit.
+int64_t rowTile(LowerContext& ctx, DataType t, int64_t out);
+
 // One spatial dimension of a window op.
 struct WindowDim {
   int64_t in = 1, out = 1, kernel = 1, stride = 1, dilation = 1, padBegin = 0, padEnd = 0;

@@ -118,6 +118,12 @@ TEST(ShapeOpsInferTest, ConcatGatherTranspose) {
   EXPECT_NE(e.find("index 5 is out of range for axis 0 of size 5"), std::string::npos) << e;
   e = t.error("Gather", {data, t.in(f32({1}))});
   EXPECT_NE(e.find("expected int32 or int64"), std::string::npos) << e;
+  // Indices computed at run time cannot be checked then: an empty axis is refused up front.
+  e = t.error("Gather", {t.in(f32({5, 0})), t.in(i64({2}))}, testing::attrs({{"axis", int64_t{1}}}));
+  EXPECT_NE(e.find("of size 0"), std::string::npos) << e;
+  EXPECT_EQ(t.infer("Gather", {t.in(f32({5, 0})), t.in(i64({0}))},
+                    testing::attrs({{"axis", int64_t{1}}})),
+            f32({5, 0}));
 
   EXPECT_EQ(t.infer("Transpose", {data}), f32({7, 6, 5}));
   EXPECT_EQ(t.infer("Transpose", {data}, testing::attrs({{"perm", std::vector<int64_t>{1, 2, 0}}})),

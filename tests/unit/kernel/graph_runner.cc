@@ -6,6 +6,7 @@
 #include "kiln/ir/fused_group.h"
 #include "kiln/kernel/lower.h"
 #include "kiln/support/error.h"
+#include "local_buffer_usage.h"
 
 namespace kiln::kernel::testing {
 
@@ -44,6 +45,9 @@ std::vector<Storage> runGraph(const ir::Graph& graph, const std::map<std::string
     ScheduleConfig c = config;
     for (const auto& [name, value] : knobs) c.knobs[symbol + "/" + name] = value;
     LoweredKernel kernel = lowerGroup(g, symbol, c);
+    // Every kernel a numeric test runs must also keep its local buffers on the stack.
+    std::string violation = localBufferViolation(kernel.func);
+    if (!violation.empty()) throw std::runtime_error(violation);
     std::vector<Storage*> args;
     for (const ir::Value* v : kernel.args) {
       auto it = values.find(v);

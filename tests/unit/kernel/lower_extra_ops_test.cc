@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <random>
 
 #include "graph_runner.h"
@@ -34,41 +35,75 @@ void expectNear(const Storage& got, const Storage& want) {
   for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-5 * scale) << i;
 }
 
-TEST(LowerExtraOps, ConvTransposeMatchesScatterDefinition) {
-  // x [1,4,5,6], w [4,3,3,3] (IC, OC/group, kh, kw), stride 2, pads 1, output_padding 1.
-  int64_t ic = 4, oc = 3, h = 5, w = 6, k = 3, s = 2, p = 1, op = 1;
-  int64_t oh = (h - 1) * s + k - 2 * p + op, ow = (w - 1) * s + k - 2 * p + op;
-  ir::Graph g;
-  ir::Value* x = g.addInput("x", {DataType::float32(), {1, ic, h, w}});
-  Storage wv = randomValues(static_cast<size_t>(ic * oc * k * k), 2);
-  Storage bv = randomValues(static_cast<size_t>(oc), 3);
-  ir::Value* wc = g.addConstant("w", floatArray({ic, oc, k, k}, wv));
-  ir::Value* bc = g.addConstant("b", floatArray({oc}, bv));
-  ir::Attrs attrs;
-  attrs.set("strides", std::vector<int64_t>{s, s});
-  attrs.set("pads", std::vector<int64_t>{p, p, p, p});
-  attrs.set("output_padding", std::vector<int64_t>{op, op});
-  ir::Node* n = g.addNode("ConvTranspose", "deconv", {x, wc, bc}, {"y"}, attrs);
-  n->outputs[0]->type = {DataType::float32(), {1, oc, oh, ow}};
-  g.outputs().push_back(n->outputs[0]);
+// A 2-D ConvTranspose problem (a 1-D one has h = 1 and is built with rank-3 tensors).
+struct Deconv {
+  int64_t ic, oc, h, w, k, stride, pad, outPad;
+  bool oneD = false;
+  int64_t oh() const { return oneD ? 1 : (h - 1) * stride + k - 2 * pad + outPad; }
+  int64_t ow() const { return (w - 1) * stride + k - 2 * pad + outPad; }
+  int64_t kh() const { return oneD ? 1 : k; }
+};
 
-  Storage xv = randomValues(static_cast<size_t>(ic * h * w), 1);
-  Storage want(static_cast<size_t>(oc * oh * ow), 0.0);
-  for (int64_t o = 0; o < oc; ++o)
+// The scatter definition: every input element adds its weighted window into the output.
+Storage scatterReference(const Deconv& d, const Storage& xv, const Storage& wv, const Storage& bv) {
+  int64_t oh = d.oh(), ow = d.ow(), kh = d.kh(), k = d.k;
+  Storage want(static_cast<size_t>(d.oc * oh * ow), 0.0);
+  for (int64_t o = 0; o < d.oc; ++o)
     for (int64_t i = 0; i < oh * ow; ++i) want[static_cast<size_t>(o * oh * ow + i)] = bv[o];
-  for (int64_t c = 0; c < ic; ++c)
-    for (int64_t y = 0; y < h; ++y)
-      for (int64_t z = 0; z < w; ++z)
-        for (int64_t o = 0; o < oc; ++o)
-          for (int64_t u = 0; u < k; ++u)
+  int64_t ph = d.oneD ? 0 : d.pad;
+  int64_t sh = d.oneD ? 1 : d.stride;
+  for (int64_t c = 0; c < d.ic; ++c)
+    for (int64_t y = 0; y < d.h; ++y)
+      for (int64_t z = 0; z < d.w; ++z)
+        for (int64_t o = 0; o < d.oc; ++o)
+          for (int64_t u = 0; u < kh; ++u)
             for (int64_t v = 0; v < k; ++v) {
-              int64_t r = y * s - p + u, q = z * s - p + v;
+              int64_t r = y * sh - ph + u, q = z * d.stride - d.pad + v;
               if (r < 0 || r >= oh || q < 0 || q >= ow) continue;
               want[static_cast<size_t>((o * oh + r) * ow + q)] +=
-                  xv[static_cast<size_t>((c * h + y) * w + z)] *
-                  wv[static_cast<size_t>(((c * oc + o) * k + u) * k + v)];
+                  xv[static_cast<size_t>((c * d.h + y) * d.w + z)] *
+                  wv[static_cast<size_t>(((c * d.oc + o) * kh + u) * k + v)];
             }
-  expectNear(testing::runGraph(g, {{"x", xv}})[0], want);
+  return want;
+}
+
+// Runs ConvTranspose D (with bias) through lowering and the interpreter, against the reference.
+void checkDeconv(const Deconv& d, const std::map<std::string, int64_t>& knobs = {}) {
+  auto shape = [&](int64_t a, int64_t b, int64_t h, int64_t w) {
+    return d.oneD ? runtime::Shape{a, b, w} : runtime::Shape{a, b, h, w};
+  };
+  ir::Graph g;
+  ir::Value* x = g.addInput("x", {DataType::float32(), shape(1, d.ic, d.h, d.w)});
+  Storage wv = randomValues(static_cast<size_t>(d.ic * d.oc * d.kh() * d.k), 2);
+  Storage bv = randomValues(static_cast<size_t>(d.oc), 3);
+  ir::Value* wc = g.addConstant("w", floatArray(shape(d.ic, d.oc, d.k, d.k), wv));
+  ir::Value* bc = g.addConstant("b", floatArray({d.oc}, bv));
+  size_t nd = d.oneD ? 1 : 2;
+  ir::Attrs attrs;
+  attrs.set("strides", std::vector<int64_t>(nd, d.stride));
+  attrs.set("pads", std::vector<int64_t>(2 * nd, d.pad));
+  attrs.set("output_padding", std::vector<int64_t>(nd, d.outPad));
+  ir::Node* n = g.addNode("ConvTranspose", "deconv", {x, wc, bc}, {"y"}, attrs);
+  n->outputs[0]->type = {DataType::float32(), shape(1, d.oc, d.oh(), d.ow())};
+  g.outputs().push_back(n->outputs[0]);
+  Storage xv = randomValues(static_cast<size_t>(d.ic * d.h * d.w), 1);
+  expectNear(testing::runGraph(g, {{"x", xv}}, {}, knobs)[0], scatterReference(d, xv, wv, bv));
+}
+
+TEST(LowerExtraOps, ConvTransposeMatchesScatterDefinition) {
+  // x [1,4,5,6], w [4,3,3,3] (IC, OC/group, kh, kw), stride 2, pads 1, output_padding 1.
+  checkDeconv({4, 3, 5, 6, 3, 2, 1, 1});
+}
+
+TEST(LowerExtraOps, ConvTransposeInColumnTiles) {
+  // Ragged column tiles of 7 and 4 outputs, with stride, pads and output_padding.
+  checkDeconv({4, 3, 5, 6, 3, 2, 1, 1}, {{"ow_tile", 7}});
+  checkDeconv({2, 2, 3, 9, 3, 3, 2, 2}, {{"ow_tile", 4}});
+}
+
+TEST(LowerExtraOps, WideConvTransposeStaysOnTheStack) {
+  // 79999 output columns: a whole row would need 312 KiB, so the kernel tiles the columns.
+  checkDeconv({2, 3, 1, 40000, 3, 2, 1, 0, true});
 }
 
 TEST(LowerExtraOps, LayerNormalizationOverLastAxis) {
