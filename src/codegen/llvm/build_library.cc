@@ -1,54 +1,98 @@
-// The whole back end in order: lower kernels, optimise, embed the artifact, emit machine code,
-// link. Each step lives in its own file; this one only sequences them.
+// The whole back end in order: split the kernels into shards, compile the shards (and write the
+// artifact object) on separate threads, dump the IR, link. Each step lives in its own file; this
+// one only sequences them.
 #include "kiln/codegen/llvm/build_library.h"
 
-#include <llvm/IR/LLVMContext.h>
-#include <llvm/IR/Module.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
-#include "codegen_module.h"
+#include <algorithm>
+#include <functional>
+#include <thread>
+#include <unordered_set>
+
+#include "compile_shard.h"
 #include "embed_artifact.h"
-#include "emit_object.h"
+#include "kiln/runtime/backend_api.h"
 #include "kiln/support/error.h"
 #include "link_shared_library.h"
-#include "llvm_diagnostics.h"
-#include "optimize_module.h"
+#include "partition_kernels.h"
+#include "run_concurrently.h"
 #include "target_machine.h"
 #include "temp_dir.h"
 
 namespace kiln::codegen {
 namespace {
 
-void dumpModule(const llvm::Module& module, const std::string& path) {
+int threadCount(const BuildOptions& options) {
+  if (options.threads < 0) {
+    throw Error(strCat("code generation threads is ", options.threads,
+                       "; expected 0 (one per core) or a positive count"));
+  }
+  if (options.threads > 0) return options.threads;
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+// Kernels in different shards would only clash in the linker; catch it here, as one module did.
+void checkKernelNames(const std::vector<kernel::PrimFunc>& funcs) {
+  std::unordered_set<std::string> seen = {KILN_SYMBOL_BACKEND_API, KILN_SYMBOL_ARTIFACT,
+                                          KILN_SYMBOL_ARTIFACT_SIZE};
+  for (const kernel::PrimFunc& f : funcs) {
+    KILN_CHECK(seen.insert(f.name).second, "kernel symbol '", f.name,
+               "' is defined twice or clashes with a kiln symbol");
+  }
+}
+
+// The shards' modules one after another; each is valid IR on its own, the file as a whole is not.
+void dumpIr(const std::vector<std::string>& shardIrs, const std::string& path) {
   std::error_code ec;
   llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_Text);
   if (ec) throw Error(strCat("cannot write LLVM IR dump '", path, "': ", ec.message()));
-  module.print(out, nullptr);
+  for (size_t i = 0; i < shardIrs.size(); ++i) {
+    out << "; ==== kiln code generation shard " << i + 1 << " of " << shardIrs.size() << " ====\n"
+        << shardIrs[i] << "\n";
+  }
+  out.close();
+  if (out.has_error()) {
+    std::string reason = out.error().message();
+    out.clear_error();
+    throw Error(strCat("cannot write LLVM IR dump '", path, "': ", reason));
+  }
 }
 
 }  // namespace
 
 void buildSharedLibrary(const std::vector<kernel::PrimFunc>& funcs, const std::string& artifact,
                         const BuildOptions& options, const std::string& outputPath) {
-  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(options.target, options.optLevel);
-  LlvmDiagnostics diagnostics;  // outlives the context that reports to it
-  llvm::LLVMContext ctx;
-  diagnostics.attach(ctx);
-  std::unique_ptr<llvm::Module> module =
-      generateModule(ctx, funcs, *tm, options.target.vectorLanes());
-  optimizeModule(*module, *tm, options.optLevel);
-  // The dump shows the kernels; the artifact bytes would only drown them.
-  if (!options.dumpLlvmPath.empty()) dumpModule(*module, options.dumpLlvmPath);
-  embedArtifact(*module, artifact);
+  int threads = threadCount(options);
+  // Created first, on this thread, so a bad target or opt level fails before any work starts.
+  std::unique_ptr<llvm::TargetMachine> artifactTm =
+      createTargetMachine(options.target, options.optLevel);
+  checkKernelNames(funcs);
+  std::vector<std::vector<size_t>> shards = partitionKernels(funcs, threads);
 
   TempDir scratch;
-  std::string object = scratch.file("kernels.o");
-  emitObjectFile(*module, *tm, object);
-  diagnostics.throwIfErrors(strCat("generating code for ", options.target.str()));
-  module.reset();  // frees the artifact copy before the linker runs
-  linkSharedLibrary(object, options.target.triple, outputPath, scratch.file("link.log"));
+  std::vector<ShardJob> jobs(shards.size());
+  std::vector<std::string> shardIrs(shards.size());
+  std::vector<std::string> objects;
+  std::vector<std::function<void()>> tasks;
+  for (size_t s = 0; s < shards.size(); ++s) {
+    for (size_t i : shards[s]) jobs[s].funcs.push_back(funcs[i]);
+    jobs[s].api = s == 0 ? BackendApiSlot::kDefine : BackendApiSlot::kDeclare;
+    jobs[s].objectPath = scratch.file(strCat("kernels.", s, ".o"));
+    // The dump shows the kernels only; the artifact bytes would drown them.
+    jobs[s].keepIr = !options.dumpLlvmPath.empty();
+    objects.push_back(jobs[s].objectPath);
+    tasks.push_back(
+        [&, s] { shardIrs[s] = compileShard(jobs[s], options.target, options.optLevel); });
+  }
+  objects.push_back(scratch.file("artifact.o"));
+  tasks.push_back([&] { emitArtifactObject(artifact, *artifactTm, objects.back()); });
+  runConcurrently(tasks, threads > 1);
+
+  if (!options.dumpLlvmPath.empty()) dumpIr(shardIrs, options.dumpLlvmPath);
+  linkSharedLibrary(objects, options.target.triple, outputPath, scratch.file("link.log"));
 }
 
 }  // namespace kiln::codegen

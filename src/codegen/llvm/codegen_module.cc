@@ -1,5 +1,5 @@
-// Every kernel of a library goes into one module, so LLVM sees them together and the backend API
-// global is defined once.
+// The kernels of one shard go into one module; the backend API global they call through is defined
+// in exactly one module of the library, so the runtime has a single slot to fill in.
 #include "codegen_module.h"
 
 #include <llvm/IR/Constants.h>
@@ -18,21 +18,24 @@ namespace kiln::codegen {
 
 std::unique_ptr<llvm::Module> generateModule(llvm::LLVMContext& ctx,
                                              const std::vector<kernel::PrimFunc>& funcs,
-                                             llvm::TargetMachine& tm, int vectorLanes) {
+                                             llvm::TargetMachine& tm, int vectorLanes,
+                                             BackendApiSlot api) {
   auto module = std::make_unique<llvm::Module>("kiln", ctx);
   module->setTargetTriple(tm.getTargetTriple().str());
   module->setDataLayout(tm.createDataLayout());
 
   // Written by the runtime after loading the library, so it must stay a mutable, exported pointer.
   auto* ptrType = llvm::PointerType::getUnqual(ctx);
-  auto* api = new llvm::GlobalVariable(
-      *module, ptrType, /*isConstant=*/false, llvm::GlobalValue::ExternalLinkage,
-      llvm::ConstantPointerNull::get(ptrType), KILN_SYMBOL_BACKEND_API);
-  api->setAlignment(module->getDataLayout().getPointerABIAlignment(0));
+  llvm::Constant* init =
+      api == BackendApiSlot::kDefine ? llvm::ConstantPointerNull::get(ptrType) : nullptr;
+  auto* apiSlot =
+      new llvm::GlobalVariable(*module, ptrType, /*isConstant=*/false,
+                               llvm::GlobalValue::ExternalLinkage, init, KILN_SYMBOL_BACKEND_API);
+  apiSlot->setAlignment(module->getDataLayout().getPointerABIAlignment(0));
 
   ModuleState ms;
   ms.module = module.get();
-  ms.backendApi = api;
+  ms.backendApi = apiSlot;
   ms.vectorLanes = vectorLanes;
   ms.cpu = tm.getTargetCPU().str();
   ms.features = tm.getTargetFeatureString().str();

@@ -1,13 +1,19 @@
 // Artifacts reach hundreds of megabytes, so the bytes go in as one raw constant (a single copy,
-// emitted by the assembler as one block) and are added after optimisation, which never sees them.
+// emitted by the assembler as one block) in an object of their own, which the optimiser never sees
+// and which is written while the kernels compile.
 #include "embed_artifact.h"
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Triple.h>
 
+#include "emit_object.h"
 #include "kiln/runtime/backend_api.h"
+#include "kiln/support/error.h"
+#include "llvm_diagnostics.h"
 
 namespace kiln::codegen {
 
@@ -28,6 +34,20 @@ void embedArtifact(llvm::Module& module, const std::string& artifact) {
       module, i64, /*isConstant=*/true, llvm::GlobalValue::ExternalLinkage,
       llvm::ConstantInt::get(i64, artifact.size()), KILN_SYMBOL_ARTIFACT_SIZE);
   size->setAlignment(llvm::Align(8));
+}
+
+void emitArtifactObject(const std::string& artifact, llvm::TargetMachine& tm,
+                        const std::string& path) {
+  LlvmDiagnostics diagnostics;  // outlives the context that reports to it
+  llvm::LLVMContext ctx;
+  diagnostics.attach(ctx);
+  llvm::Module module("kiln.artifact", ctx);
+  module.setTargetTriple(tm.getTargetTriple().str());
+  module.setDataLayout(tm.createDataLayout());
+  embedArtifact(module, artifact);
+  emitObjectFile(module, tm, path);
+  diagnostics.throwIfErrors(
+      strCat("generating the artifact object for ", tm.getTargetTriple().str()));
 }
 
 }  // namespace kiln::codegen

@@ -17,20 +17,32 @@
 namespace kiln::codegen {
 namespace {
 
-// The command that links OBJECT into OUT for TRIPLE, or empty when no suitable tool is installed.
-std::vector<std::string> linkCommand(const std::string& triple, const std::string& object,
+std::vector<std::string> concat(std::vector<std::string> head,
+                                const std::vector<std::string>& objects,
+                                std::vector<std::string> tail) {
+  head.insert(head.end(), objects.begin(), objects.end());
+  head.insert(head.end(), tail.begin(), tail.end());
+  return head;
+}
+
+// The command that links OBJECTS into OUT for TRIPLE, or empty when no suitable tool is installed.
+std::vector<std::string> linkCommand(const std::string& triple,
+                                     const std::vector<std::string>& objects,
                                      const std::string& out) {
   if (isHostTriple(triple)) {
     if (findProgram("cc").empty()) return {};
-    return {"cc", "-shared", "-o", out, object, "-lm"};
+    return concat({"cc", "-shared", "-o", out}, objects, {"-lm"});
   }
   llvm::Triple t(triple);
   // Debian's cross compilers are named after the vendor-less triple: aarch64-linux-gnu-gcc.
   std::string crossGcc = strCat(t.getArchName().str(), "-", t.getOSName().str(), "-",
                                 t.getEnvironmentName().str(), "-gcc");
-  if (!findProgram(crossGcc).empty()) return {crossGcc, "-shared", "-o", out, object, "-lm"};
+  if (!findProgram(crossGcc).empty())
+    return concat({crossGcc, "-shared", "-o", out}, objects, {"-lm"});
   for (const char* lld : {"ld.lld-19", "ld.lld"}) {
-    if (!findProgram(lld).empty()) return {lld, "-shared", "-z", "noexecstack", "-o", out, object};
+    if (!findProgram(lld).empty()) {
+      return concat({lld, "-shared", "-z", "noexecstack", "-o", out}, objects, {});
+    }
   }
   return {};
 }
@@ -42,10 +54,10 @@ std::string temporaryOutput(const std::string& outputPath) {
 
 }  // namespace
 
-void linkSharedLibrary(const std::string& objectPath, const std::string& triple,
+void linkSharedLibrary(const std::vector<std::string>& objectPaths, const std::string& triple,
                        const std::string& outputPath, const std::string& logPath) {
   std::string tmp = temporaryOutput(outputPath);
-  std::vector<std::string> command = linkCommand(triple, objectPath, tmp);
+  std::vector<std::string> command = linkCommand(triple, objectPaths, tmp);
   if (command.empty()) {
     throw Error(
         strCat("no linker for target triple '", triple, "': ",

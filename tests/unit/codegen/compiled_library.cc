@@ -25,14 +25,25 @@ ScratchDir::~ScratchDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
-CompiledLibrary::CompiledLibrary(const std::vector<kernel::PrimFunc>& funcs, int optLevel,
-                                 const std::string& artifact) {
+namespace {
+
+BuildOptions hostOptions(int optLevel) {
   BuildOptions options;
   options.target = Target::host();
   options.optLevel = optLevel;
-  std::string path = dir_.file("lib.so");
-  buildSharedLibrary(funcs, artifact, options, path);
-  handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  return options;
+}
+
+}  // namespace
+
+CompiledLibrary::CompiledLibrary(const std::vector<kernel::PrimFunc>& funcs, int optLevel,
+                                 const std::string& artifact)
+    : CompiledLibrary(funcs, hostOptions(optLevel), artifact) {}
+
+CompiledLibrary::CompiledLibrary(const std::vector<kernel::PrimFunc>& funcs,
+                                 const BuildOptions& options, const std::string& artifact) {
+  buildSharedLibrary(funcs, artifact, options, path());
+  handle_ = dlopen(path().c_str(), RTLD_NOW | RTLD_LOCAL);
   EXPECT_NE(handle_, nullptr) << dlerror();
 }
 

@@ -28,6 +28,9 @@ class CompiledLibrary {
  public:
   explicit CompiledLibrary(const std::vector<kernel::PrimFunc>& funcs, int optLevel = 3,
                            const std::string& artifact = "test artifact");
+  // Builds with OPTIONS as given (target included).
+  CompiledLibrary(const std::vector<kernel::PrimFunc>& funcs, const BuildOptions& options,
+                  const std::string& artifact = "test artifact");
   ~CompiledLibrary();
   CompiledLibrary(const CompiledLibrary&) = delete;
   CompiledLibrary& operator=(const CompiledLibrary&) = delete;
@@ -37,6 +40,7 @@ class CompiledLibrary {
   // Calls kernel NAME with the data pointers of ARGS, in order; returns its status.
   int32_t call(const std::string& name, const std::vector<void*>& args) const;
   void setBackendApi(const KilnBackendApi* api) const;
+  std::string path() const { return dir_.file("lib.so"); }
 
  private:
   ScratchDir dir_;

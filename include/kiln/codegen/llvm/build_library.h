@@ -12,8 +12,11 @@ namespace kiln::codegen {
 struct BuildOptions {
   Target target;
   int optLevel = 3;  // 0..3, LLVM's optimisation level
-  // When set, the LLVM IR of the module (after optimisation) is written here.
+  // When set, the LLVM IR of the modules (after optimisation) is written here, one after another.
   std::string dumpLlvmPath;
+  // Threads that generate code at once (the kernels are split into this many modules); 0 means
+  // one per core. The library computes the same results whatever the count.
+  int threads = 0;
 };
 
 // Generates machine code for FUNCS, embeds ARTIFACT (the serialized container) as

@@ -1,0 +1,25 @@
+// One shard of a library: some of its kernels, compiled to one object file on one thread.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "codegen_module.h"
+#include "kiln/codegen/llvm/target.h"
+#include "kiln/kernel/loop_ir.h"
+
+namespace kiln::codegen {
+
+struct ShardJob {
+  std::vector<kernel::PrimFunc> funcs;
+  BackendApiSlot api = BackendApiSlot::kDeclare;
+  std::string objectPath;
+  bool keepIr = false;  // return the optimised IR as text
+};
+
+// Lowers, optimises (O<OPT_LEVEL>) and emits JOB's kernels for TARGET in an LLVM context, module
+// and target machine of its own, so shards may compile on different threads at once. Returns the
+// optimised IR when JOB.keepIr, else "". Throws kiln::Error when LLVM reports an error.
+std::string compileShard(const ShardJob& job, const Target& target, int optLevel);
+
+}  // namespace kiln::codegen
