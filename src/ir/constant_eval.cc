@@ -83,4 +83,20 @@ std::optional<std::vector<NDArray>> evaluateConstant(const Node& node) {
   return result;
 }
 
+std::vector<Value*> replaceWithConstants(Graph& graph, Node* node, std::vector<NDArray> values) {
+  KILN_CHECK(values.size() == node->outputs.size(), "one value per output of ", node->name);
+  std::vector<Value*> constants;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < node->outputs.size(); ++i) {
+    Value* out = node->outputs[i];
+    Value* c = graph.addConstant(graph.uniqueName(out->name), std::move(values[i]));
+    graph.replaceAllUses(out, c);
+    constants.push_back(c);
+    names.push_back(out->name);
+  }
+  graph.removeNode(node);
+  for (size_t i = 0; i < constants.size(); ++i) constants[i]->name = names[i];
+  return constants;
+}
+
 }  // namespace kiln::ir

@@ -16,18 +16,6 @@ bool producesGraphOutput(const ir::Graph& graph, const Node& node) {
   return false;
 }
 
-void replaceWithConstants(ir::Graph& graph, Node* node, std::vector<runtime::NDArray> values) {
-  std::vector<std::pair<ir::Value*, std::string>> renamed;
-  for (size_t i = 0; i < node->outputs.size(); ++i) {
-    ir::Value* out = node->outputs[i];
-    ir::Value* c = graph.addConstant(graph.uniqueName(out->name), std::move(values[i]));
-    graph.replaceAllUses(out, c);
-    renamed.emplace_back(c, out->name);
-  }
-  graph.removeNode(node);
-  for (auto& [c, name] : renamed) c->name = name;  // the folded value keeps its name
-}
-
 }  // namespace
 
 void foldConstants(ir::Graph& graph) {
@@ -35,7 +23,7 @@ void foldConstants(ir::Graph& graph) {
   for (Node* node : nodes) {
     if (producesGraphOutput(graph, *node)) continue;
     if (auto values = ir::evaluateConstant(*node)) {
-      replaceWithConstants(graph, node, std::move(*values));
+      ir::replaceWithConstants(graph, node, std::move(*values));
     }
   }
   graph.removeDeadCode();

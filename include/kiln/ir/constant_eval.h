@@ -21,6 +21,10 @@ namespace kiln::ir {
 // 0.
 std::optional<std::vector<NDArray>> evaluateConstant(const Node& node);
 
+// Replaces NODE by constants holding VALUES (one per output, as evaluateConstant returns them),
+// each keeping its output's name; every use is rewired. Returns the constants in output order.
+std::vector<Value*> replaceWithConstants(Graph& graph, Node* node, std::vector<NDArray> values);
+
 // Whether evaluateConstant knows OP at all (it may still decline for some dtypes).
 bool isConstantEvaluable(const std::string& op);
 

@@ -165,11 +165,8 @@ class Importer {
     }
     std::optional<std::vector<runtime::NDArray>> folded = ir::evaluateConstant(*n);
     if (!folded) return;
-    std::vector<std::string> names;
-    for (ir::Value* out : n->outputs) names.push_back(out->name);
-    graph_->removeNode(n);
-    for (size_t i = 0; i < names.size(); ++i) {
-      values_[names[i]] = graph_->addConstant(names[i], std::move((*folded)[i]));
+    for (ir::Value* c : ir::replaceWithConstants(*graph_, n, std::move(*folded))) {
+      values_[c->name] = c;
     }
   }
 

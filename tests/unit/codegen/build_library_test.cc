@@ -20,6 +20,7 @@ namespace {
 
 using namespace kernel;
 using testing::CompiledLibrary;
+using testing::rowSoftmax;
 using testing::ScratchDir;
 
 // y[i] = max(x[i] * s + 1, 0) over N elements, vectorized.
@@ -30,27 +31,6 @@ PrimFunc affineRelu(const std::string& name, int64_t n, double s) {
   Stmt body = forLoop(i, intImm(0), intImm(n), ForKind::kVectorized,
                       store(y, i, max(load(x, i) * floatImm(s) + floatImm(1), floatImm(0))));
   return {name, {x, y}, body};
-}
-
-// Row-wise softmax over [rows, cols]: parallel rows, three vectorized passes through a local
-// accumulator (max, sum of exp, normalise), as the kernel layer emits for a fused softmax.
-PrimFunc softmax(const std::string& name, int64_t rows, int64_t cols) {
-  Buffer x = makeBuffer("x", DataType::float32(), {rows, cols});
-  Buffer y = makeBuffer("y", DataType::float32(), {rows, cols});
-  Buffer acc = makeBuffer("acc", DataType::float32(), {2});
-  Expr r = var("r"), c = var("c");
-  Expr at = r * intImm(cols) + c;
-  Expr mx = load(acc, intImm(0)), sum = load(acc, intImm(1));
-  auto pass = [&](Stmt body) {
-    return forLoop(c, intImm(0), intImm(cols), ForKind::kVectorized, body);
-  };
-  Stmt row =
-      allocate(acc, seq({store(acc, intImm(0), floatImm(-3e38)), store(acc, intImm(1), floatImm(0)),
-                         pass(store(acc, intImm(0), max(mx, load(x, at)))),
-                         pass(seq({store(y, at, call(Intrinsic::kExp, {load(x, at) - mx})),
-                                   store(acc, intImm(1), sum + load(y, at))})),
-                         pass(store(y, at, load(y, at) / sum))}));
-  return {name, {x, y}, forLoop(r, intImm(0), intImm(rows), ForKind::kParallel, row)};
 }
 
 std::string readAll(const std::string& path) {
@@ -174,7 +154,7 @@ TEST(BuildLibrary, CrossCompilesForAArch64) {
 
 TEST(BuildLibrary, SoftmaxKernel) {
   constexpr int64_t kRows = 13, kCols = 77;
-  CompiledLibrary lib({softmax("softmax", kRows, kCols)});
+  CompiledLibrary lib({rowSoftmax("softmax", kRows, kCols)});
   std::vector<float> x = testing::randomFloats(kRows * kCols, -20, 20, 41), y(x.size());
   ASSERT_EQ(lib.call("softmax", {x.data(), y.data()}), 0);
   for (int64_t r = 0; r < kRows; ++r) {
@@ -212,7 +192,7 @@ TEST(BuildLibrary, HundredKernelsCompileInReasonableTime) {
   std::vector<PrimFunc> funcs;
   for (int k = 0; k < 100; ++k) {
     std::string name = "kernel_" + std::to_string(k);
-    funcs.push_back(k % 2 == 0 ? affineRelu(name, 1000 + k, k) : softmax(name, 64, 100 + k));
+    funcs.push_back(k % 2 == 0 ? affineRelu(name, 1000 + k, k) : rowSoftmax(name, 64, 100 + k));
   }
   ScratchDir dir;
   BuildOptions options;

@@ -116,4 +116,24 @@ std::vector<float> randomFloats(size_t n, float lo, float hi, uint32_t seed) {
   return v;
 }
 
+kernel::PrimFunc rowSoftmax(const std::string& name, int64_t rows, int64_t cols) {
+  using namespace kernel;
+  Buffer x = makeBuffer("x", DataType::float32(), {rows, cols});
+  Buffer y = makeBuffer("y", DataType::float32(), {rows, cols});
+  Buffer acc = makeBuffer("acc", DataType::float32(), {2});
+  Expr r = var("r"), c = var("c");
+  Expr at = r * intImm(cols) + c;
+  Expr mx = load(acc, intImm(0)), sum = load(acc, intImm(1));
+  auto pass = [&](Stmt body) {
+    return forLoop(c, intImm(0), intImm(cols), ForKind::kVectorized, body);
+  };
+  Stmt row =
+      allocate(acc, seq({store(acc, intImm(0), floatImm(-3e38)), store(acc, intImm(1), floatImm(0)),
+                         pass(store(acc, intImm(0), max(mx, load(x, at)))),
+                         pass(seq({store(y, at, call(Intrinsic::kExp, {load(x, at) - mx})),
+                                   store(acc, intImm(1), sum + load(y, at))})),
+                         pass(store(y, at, load(y, at) / sum))}));
+  return {name, {x, y}, forLoop(r, intImm(0), intImm(rows), ForKind::kParallel, row)};
+}
+
 }  // namespace kiln::codegen::testing

@@ -60,4 +60,8 @@ struct ChunkingPool {
 
 std::vector<float> randomFloats(size_t n, float lo, float hi, uint32_t seed);
 
+// Row-wise softmax over x[rows, cols] -> y: parallel rows, three vectorized passes through a local
+// accumulator (max, sum of exp, normalise), as the kernel layer emits for a fused softmax.
+kernel::PrimFunc rowSoftmax(const std::string& name, int64_t rows, int64_t cols);
+
 }  // namespace kiln::codegen::testing

@@ -56,22 +56,7 @@ TestKernel transcendental(const std::string& name) {
 
 // Row softmax with parallel rows, so the kernel goes through __kiln_backend_api.
 TestKernel softmax(const std::string& name) {
-  Buffer x = makeBuffer("x", DataType::float32(), {kRows, kCols});
-  Buffer y = makeBuffer("y", DataType::float32(), {kRows, kCols});
-  Buffer acc = makeBuffer("acc", DataType::float32(), {2});
-  Expr r = var("r"), c = var("c");
-  Expr at = r * intImm(kCols) + c;
-  Expr mx = load(acc, intImm(0)), sum = load(acc, intImm(1));
-  auto pass = [&](Stmt body) {
-    return forLoop(c, intImm(0), intImm(kCols), ForKind::kVectorized, body);
-  };
-  Stmt row =
-      allocate(acc, seq({store(acc, intImm(0), floatImm(-3e38)), store(acc, intImm(1), floatImm(0)),
-                         pass(store(acc, intImm(0), max(mx, load(x, at)))),
-                         pass(seq({store(y, at, call(Intrinsic::kExp, {load(x, at) - mx})),
-                                   store(acc, intImm(1), sum + load(y, at))})),
-                         pass(store(y, at, load(y, at) / sum))}));
-  return {{name, {x, y}, forLoop(r, intImm(0), intImm(kRows), ForKind::kParallel, row)}, true};
+  return {testing::rowSoftmax(name, kRows, kCols), true};
 }
 
 // Serial row sums into a heap-sized local buffer, broadcast back over the row.
