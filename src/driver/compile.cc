@@ -13,6 +13,7 @@
 #include "kiln/runtime/artifact.h"
 #include "kiln/support/error.h"
 #include "kiln/support/file.h"
+#include "kiln/tir/printer.h"
 #include "kiln/transform/plan_memory.h"
 
 namespace kiln::driver {
@@ -51,7 +52,7 @@ std::vector<kernel::LoweredKernel> lowerAll(const std::vector<ir::FusedGroup>& g
 void dumpKernels(const std::string& dir, const std::vector<kernel::LoweredKernel>& kernels,
                  const Json& metadata) {
   std::string text;
-  for (const kernel::LoweredKernel& k : kernels) text += kernel::printPrimFunc(k.func) + "\n";
+  for (const kernel::LoweredKernel& k : kernels) text += tir::printPrimFunc(k.func) + "\n";
   writeFileAtomic(dir + "/kernels.tir", text);
   writeFileAtomic(dir + "/graph_executor.json", metadata.dump(2));
 }
@@ -82,7 +83,7 @@ void compileGraph(ir::Graph& graph, const std::string& outputPath, const Compile
   artifact.models.push_back(
       {options.modelName, "graph", std::move(model.metadata), runtime::saveParams(model.params)});
 
-  std::vector<kernel::PrimFunc> funcs;
+  std::vector<tir::PrimFunc> funcs;
   funcs.reserve(kernels.size());
   for (kernel::LoweredKernel& k : kernels) funcs.push_back(std::move(k.func));
   codegen::BuildOptions build;

@@ -71,11 +71,6 @@ Expr clampTo(const Expr& e, int64_t lo, int64_t hi) { return min(max(e, intImm(l
 
 Expr idx(int64_t v) { return intImm(v); }
 
-Expr constant(double v, DataType t) {
-  if (t.isFloat()) return floatImm(v, t);
-  return intImm(static_cast<int64_t>(v), t);
-}
-
 Expr lowest(DataType t) {
   if (t.isFloat()) return floatImm(-std::numeric_limits<double>::infinity(), t);
   if (t.isBool() || t.isUInt()) return intImm(0, t);

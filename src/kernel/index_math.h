@@ -4,9 +4,12 @@
 #include <cstdint>
 #include <vector>
 
-#include "kiln/kernel/loop_ir.h"
+#include "kiln/tir/prim_func.h"
 
 namespace kiln::kernel {
+
+// The kernel layer builds loop IR everywhere; its names are used unqualified.
+using namespace ::kiln::tir;  // NOLINT(google-build-using-namespace)
 
 using Index = std::vector<Expr>;
 using Dims = std::vector<int64_t>;
@@ -26,8 +29,6 @@ Expr ceilDivBy(const Expr& a, int64_t b);
 int64_t ceilDiv(int64_t a, int64_t b);
 Expr clampTo(const Expr& e, int64_t lo, int64_t hi);
 Expr idx(int64_t v);
-// A typed constant: a floatImm for float types, an intImm otherwise.
-Expr constant(double v, DataType t);
 // The value -inf/+inf for floats, the extreme value for integers.
 Expr lowest(DataType t);
 Expr highest(DataType t);

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "index_math.h"
 #include "kiln/ir/fused_group.h"
 #include "kiln/ir/graph.h"
-#include "kiln/kernel/loop_ir.h"
 #include "kiln/kernel/lower.h"
 #include "kiln/kernel/schedule.h"
 

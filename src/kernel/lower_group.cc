@@ -7,6 +7,7 @@
 #include "index_math.h"
 #include "kiln/kernel/lower.h"
 #include "kiln/support/error.h"
+#include "kiln/tir/verifier.h"
 #include "loop_builder.h"
 #include "lower_context.h"
 
@@ -178,6 +179,7 @@ LoweredKernel lowerGroup(const FusedGroup& group, const std::string& symbol,
   }
   Stmt body = anchor != nullptr ? lowerAnchored(ctx, *anchor) : lowerComputed(ctx);
   LoweredKernel kernel = ctx.finish(body);
+  tir::verifyOrThrow(kernel.func);
   checkLocalBuffers(kernel.func);
   return kernel;
 }

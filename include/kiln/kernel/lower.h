@@ -6,15 +6,15 @@
 
 #include "kiln/ir/fused_group.h"
 #include "kiln/ir/graph.h"
-#include "kiln/kernel/loop_ir.h"
 #include "kiln/kernel/schedule.h"
+#include "kiln/tir/prim_func.h"
 
 namespace kiln::kernel {
 
 using ir::FusedGroup;
 
 struct LoweredKernel {
-  PrimFunc func;
+  tir::PrimFunc func;
   // The values behind func.params, in order: a subset of group.inputs (scalar constants may be
   // folded into the code as immediates) followed by group.outputs.
   std::vector<const ir::Value*> args;
@@ -27,7 +27,7 @@ LoweredKernel lowerGroup(const FusedGroup& group, const std::string& symbol,
 
 // Throws kiln::InternalError naming F when one of its local buffers exceeds kMaxLocalBufferBytes
 // or all of them together exceed kMaxLocalBytesPerKernel (lowerGroup runs it on every kernel).
-void checkLocalBuffers(const PrimFunc& f);
+void checkLocalBuffers(const tir::PrimFunc& f);
 
 // The graph ops lowerGroup has kernels for, sorted.
 std::vector<std::string> loweredOps();

@@ -35,10 +35,10 @@ int threadCount(const BuildOptions& options) {
 }
 
 // Kernels in different shards would only clash in the linker; catch it here, as one module did.
-void checkKernelNames(const std::vector<kernel::PrimFunc>& funcs) {
+void checkKernelNames(const std::vector<tir::PrimFunc>& funcs) {
   std::unordered_set<std::string> seen = {KILN_SYMBOL_BACKEND_API, KILN_SYMBOL_ARTIFACT,
                                           KILN_SYMBOL_ARTIFACT_SIZE};
-  for (const kernel::PrimFunc& f : funcs) {
+  for (const tir::PrimFunc& f : funcs) {
     KILN_CHECK(seen.insert(f.name).second, "kernel symbol '", f.name,
                "' is defined twice or clashes with a kiln symbol");
   }
@@ -63,7 +63,7 @@ void dumpIr(const std::vector<std::string>& shardIrs, const std::string& path) {
 
 }  // namespace
 
-void buildSharedLibrary(const std::vector<kernel::PrimFunc>& funcs, const std::string& artifact,
+void buildSharedLibrary(const std::vector<tir::PrimFunc>& funcs, const std::string& artifact,
                         const BuildOptions& options, const std::string& outputPath) {
   int threads = threadCount(options);
   // Created first, on this thread, so a bad target or opt level fails before any work starts.

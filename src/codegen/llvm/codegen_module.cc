@@ -17,7 +17,7 @@
 namespace kiln::codegen {
 
 std::unique_ptr<llvm::Module> generateModule(llvm::LLVMContext& ctx,
-                                             const std::vector<kernel::PrimFunc>& funcs,
+                                             const std::vector<tir::PrimFunc>& funcs,
                                              llvm::TargetMachine& tm, int vectorLanes,
                                              BackendApiSlot api) {
   auto module = std::make_unique<llvm::Module>("kiln", ctx);
@@ -39,7 +39,7 @@ std::unique_ptr<llvm::Module> generateModule(llvm::LLVMContext& ctx,
   ms.vectorLanes = vectorLanes;
   ms.cpu = tm.getTargetCPU().str();
   ms.features = tm.getTargetFeatureString().str();
-  for (const kernel::PrimFunc& f : funcs) emitKernel(ms, f);
+  for (const tir::PrimFunc& f : funcs) emitKernel(ms, f);
 
   std::string problems;
   llvm::raw_string_ostream os(problems);

@@ -4,7 +4,7 @@
 #include <memory>
 #include <vector>
 
-#include "kiln/kernel/loop_ir.h"
+#include "kiln/tir/prim_func.h"
 
 namespace llvm {
 class LLVMContext;
@@ -21,7 +21,7 @@ enum class BackendApiSlot { kDefine, kDeclare };
 // (defined or only declared, per API), verified, not yet optimised. VECTOR_LANES is the width hint
 // for vectorized loops.
 std::unique_ptr<llvm::Module> generateModule(llvm::LLVMContext& ctx,
-                                             const std::vector<kernel::PrimFunc>& funcs,
+                                             const std::vector<tir::PrimFunc>& funcs,
                                              llvm::TargetMachine& tm, int vectorLanes,
                                              BackendApiSlot api);
 

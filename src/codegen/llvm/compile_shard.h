@@ -6,12 +6,12 @@
 
 #include "codegen_module.h"
 #include "kiln/codegen/llvm/target.h"
-#include "kiln/kernel/loop_ir.h"
+#include "kiln/tir/prim_func.h"
 
 namespace kiln::codegen {
 
 struct ShardJob {
-  std::vector<kernel::PrimFunc> funcs;
+  std::vector<tir::PrimFunc> funcs;
   BackendApiSlot api = BackendApiSlot::kDeclare;
   std::string objectPath;
   bool keepIr = false;  // return the optimised IR as text

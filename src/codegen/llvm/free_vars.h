@@ -4,17 +4,17 @@
 #include <string>
 #include <vector>
 
-#include "kiln/kernel/loop_ir.h"
+#include "kiln/tir/prim_func.h"
 
 namespace kiln::codegen {
 
 struct FreeVars {
-  std::vector<std::string> vars;        // sorted by name
-  std::vector<kernel::Buffer> buffers;  // in order of first use
+  std::vector<std::string> vars;     // sorted by name
+  std::vector<tir::Buffer> buffers;  // in order of first use
 };
 
 // The variables BODY reads without binding them (other than BOUND) and the buffers it touches
 // without allocating them.
-FreeVars collectFreeVars(const kernel::Stmt& body, const std::string& bound);
+FreeVars collectFreeVars(const tir::Stmt& body, const std::string& bound);
 
 }  // namespace kiln::codegen

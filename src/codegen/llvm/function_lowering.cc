@@ -14,9 +14,16 @@ void setCommonAttributes(llvm::Function* fn, const ModuleState& ms) {
   // As clang does by default: lets LLVM speculate floating-point operations out of branches.
   fn->addFnAttr("no-trapping-math", "true");
   fn->addFnAttr(llvm::Attribute::NoUnwind);
+  // kiln chooses the vector width: without these, LLVM's models of several AVX-512 CPUs
+  // (skylake-avx512, icelake-server) would split kiln's 512-bit vectors into 256-bit halves.
+  if (ms.vectorLanes > 1) {
+    std::string bits = std::to_string(ms.vectorLanes * 32);
+    fn->addFnAttr("prefer-vector-width", bits);
+    fn->addFnAttr("min-legal-vector-width", bits);
+  }
 }
 
-void setBufferParamAttributes(llvm::Function* fn, unsigned arg, const kernel::BufferNode& buffer) {
+void setBufferParamAttributes(llvm::Function* fn, unsigned arg, const tir::BufferNode& buffer) {
   fn->addParamAttr(arg, llvm::Attribute::NoAlias);
   fn->addParamAttr(arg, llvm::Attribute::NonNull);
   fn->addParamAttr(arg, llvm::Attribute::NoUndef);
@@ -49,7 +56,7 @@ void FunctionLowering::unbindVar(const std::string& name) {
   it->second.pop_back();
 }
 
-void FunctionLowering::bindBuffer(const kernel::BufferNode* buffer, llvm::Value* ptr) {
+void FunctionLowering::bindBuffer(const tir::BufferNode* buffer, llvm::Value* ptr) {
   buffers_[buffer] = ptr;
 }
 
@@ -60,7 +67,7 @@ llvm::Value* FunctionLowering::lookupVar(const std::string& name) const {
   return it->second.back();
 }
 
-llvm::Value* FunctionLowering::lookupBuffer(const kernel::BufferNode* buffer) const {
+llvm::Value* FunctionLowering::lookupBuffer(const tir::BufferNode* buffer) const {
   auto it = buffers_.find(buffer);
   KILN_CHECK(it != buffers_.end(), "buffer '", buffer->name,
              "' is neither a kernel parameter nor allocated around its use");

@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "kiln/kernel/loop_ir.h"
+#include "kiln/tir/prim_func.h"
 
 namespace llvm {
 class GlobalVariable;
@@ -19,7 +19,7 @@ class MDNode;
 
 namespace kiln::codegen {
 
-using kernel::DataType;
+using tir::DataType;
 struct FreeVars;
 
 // What every function generated into one module shares.
@@ -40,7 +40,7 @@ constexpr int32_t kOutOfMemoryStatus = -1;
 void setCommonAttributes(llvm::Function* fn, const ModuleState& ms);
 // Marks parameter ARG of FN as the data pointer of BUFFER: noalias, nonnull, 64-byte aligned and
 // dereferenceable over the whole buffer.
-void setBufferParamAttributes(llvm::Function* fn, unsigned arg, const kernel::BufferNode& buffer);
+void setBufferParamAttributes(llvm::Function* fn, unsigned arg, const tir::BufferNode& buffer);
 
 class FunctionLowering {
  public:
@@ -50,23 +50,23 @@ class FunctionLowering {
 
   void bindVar(const std::string& name, llvm::Value* value);
   void unbindVar(const std::string& name);
-  void bindBuffer(const kernel::BufferNode* buffer, llvm::Value* ptr);
+  void bindBuffer(const tir::BufferNode* buffer, llvm::Value* ptr);
   llvm::Value* lookupVar(const std::string& name) const;
-  llvm::Value* lookupBuffer(const kernel::BufferNode* buffer) const;
+  llvm::Value* lookupBuffer(const tir::BufferNode* buffer) const;
 
-  void lowerStmt(const kernel::Stmt& s);
-  llvm::Value* lowerExpr(const kernel::Expr& e);
+  void lowerStmt(const tir::Stmt& s);
+  llvm::Value* lowerExpr(const tir::Expr& e);
   // Returns 0 from the function if control reaches the current end of the body.
   void finish();
 
  private:
   // lower_expr.cc
-  llvm::Value* lowerAs(const kernel::Expr& e, DataType t);
-  llvm::Value* lowerImmediate(const kernel::ExprNode& e);
-  llvm::Value* lowerBinary(const kernel::ExprNode& e);
-  llvm::Value* lowerCompare(const kernel::ExprNode& e);
-  llvm::Value* lowerSelect(const kernel::ExprNode& e);
-  llvm::Value* lowerLoad(const kernel::ExprNode& e);
+  llvm::Value* lowerAs(const tir::Expr& e, DataType t);
+  llvm::Value* lowerImmediate(const tir::ExprNode& e);
+  llvm::Value* lowerBinary(const tir::ExprNode& e);
+  llvm::Value* lowerCompare(const tir::ExprNode& e);
+  llvm::Value* lowerSelect(const tir::ExprNode& e);
+  llvm::Value* lowerLoad(const tir::ExprNode& e);
   llvm::Value* toBool(llvm::Value* v, DataType from);
   // lower_integer_division.cc
   llvm::Value* floorDivInt(llvm::Value* a, llvm::Value* b);
@@ -74,28 +74,32 @@ class FunctionLowering {
   // lower_cast.cc
   llvm::Value* castValue(llvm::Value* v, DataType from, DataType to);
   // lower_intrinsic.cc
-  llvm::Value* lowerCall(const kernel::ExprNode& e);
-  llvm::Value* lowerTranscendental(kernel::Intrinsic f, llvm::Value* x, DataType t);
+  llvm::Value* lowerCall(const tir::ExprNode& e);
+  llvm::Value* lowerTranscendental(tir::Intrinsic f, llvm::Value* x, DataType t);
+  llvm::Value* lowerReduce(tir::Intrinsic f, llvm::Value* v, DataType t);
   llvm::Value* callLibm(const std::string& f32Name, const std::string& f64Name, llvm::Value* x,
                         DataType t);
   // lower_stmt.cc
-  void lowerStore(const kernel::StmtNode& s);
-  void lowerLet(const kernel::StmtNode& s);
-  void lowerIf(const kernel::StmtNode& s);
-  llvm::Value* elementPointer(const kernel::Buffer& buffer, const kernel::Expr& index);
-  llvm::Type* accessType(const kernel::Buffer& buffer, DataType valueType) const;
+  void lowerStore(const tir::StmtNode& s);
+  void lowerLet(const tir::StmtNode& s);
+  void lowerIf(const tir::StmtNode& s);
+  // lower_vector.cc
+  llvm::Value* lowerRamp(const tir::ExprNode& e);
+  llvm::Value* elementPointer(const tir::Buffer& buffer, const tir::Expr& index);
+  llvm::Value* loadElements(const tir::Buffer& buffer, const tir::Expr& index);
+  void storeElements(const tir::Buffer& buffer, const tir::Expr& index, llvm::Value* value);
   // lower_allocate.cc
-  void lowerAllocate(const kernel::StmtNode& s);
+  void lowerAllocate(const tir::StmtNode& s);
   // lower_loop.cc
-  void lowerFor(const kernel::StmtNode& s);
+  void lowerFor(const tir::StmtNode& s);
   void emitLoop(llvm::Value* begin, llvm::Value* end, bool isSigned, llvm::MDNode* loopMetadata,
                 const std::function<void(llvm::Value*)>& body);
-  llvm::MDNode* loopMetadata(kernel::ForKind kind);
+  llvm::MDNode* loopMetadata(tir::ForKind kind);
   // lower_parallel.cc
-  void lowerParallelFor(const kernel::StmtNode& s);
-  llvm::Function* outlineParallelBody(const kernel::StmtNode& s, const FreeVars& fv,
+  void lowerParallelFor(const tir::StmtNode& s);
+  llvm::Function* outlineParallelBody(const tir::StmtNode& s, const FreeVars& fv,
                                       llvm::StructType* closureType);
-  llvm::Function* outlineParallelImpl(const kernel::StmtNode& s, const FreeVars& fv,
+  llvm::Function* outlineParallelImpl(const tir::StmtNode& s, const FreeVars& fv,
                                       llvm::StructType* closureType);
   void returnIfFailed(llvm::Value* status);
   void emitReturn(llvm::Value* status);
@@ -107,7 +111,7 @@ class FunctionLowering {
   llvm::BasicBlock* entry_;  // allocas go to its start, so mem2reg/SROA can promote them
   bool serialOnly_;
   std::unordered_map<std::string, std::vector<llvm::Value*>> vars_;
-  std::unordered_map<const kernel::BufferNode*, llvm::Value*> buffers_;
+  std::unordered_map<const tir::BufferNode*, llvm::Value*> buffers_;
   std::vector<llvm::Value*> heapBuffers_;  // live heap allocations, freed on every return
 };
 

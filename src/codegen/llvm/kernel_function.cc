@@ -9,7 +9,7 @@
 namespace kiln::codegen {
 namespace {
 
-llvm::Function* emitBody(ModuleState& ms, const kernel::PrimFunc& f) {
+llvm::Function* emitBody(ModuleState& ms, const tir::PrimFunc& f) {
   llvm::LLVMContext& ctx = ms.module->getContext();
   std::vector<llvm::Type*> params(f.params.size(), llvm::PointerType::getUnqual(ctx));
   auto* type = llvm::FunctionType::get(llvm::Type::getInt32Ty(ctx), params, false);
@@ -30,7 +30,7 @@ llvm::Function* emitBody(ModuleState& ms, const kernel::PrimFunc& f) {
 
 }  // namespace
 
-void emitKernel(ModuleState& ms, const kernel::PrimFunc& f) {
+void emitKernel(ModuleState& ms, const tir::PrimFunc& f) {
   KILN_CHECK(!f.name.empty(), "kernel without a name");
   KILN_CHECK(ms.module->getNamedValue(f.name) == nullptr, "kernel symbol '", f.name,
              "' is defined twice or clashes with a kiln symbol");

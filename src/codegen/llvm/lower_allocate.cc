@@ -9,9 +9,9 @@
 
 namespace kiln::codegen {
 
-void FunctionLowering::lowerAllocate(const kernel::StmtNode& s) {
+void FunctionLowering::lowerAllocate(const tir::StmtNode& s) {
   KILN_CHECK(s.buffer != nullptr, "allocate without a buffer");
-  const kernel::BufferNode* buffer = s.buffer.get();
+  const tir::BufferNode* buffer = s.buffer.get();
   int64_t numel = buffer->numel();
   int64_t bytes = numel * static_cast<int64_t>(buffer->dtype.bytes());
   KILN_CHECK(numel >= 0, "buffer '", buffer->name, "' has negative size");

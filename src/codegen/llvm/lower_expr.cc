@@ -11,11 +11,11 @@
 
 namespace kiln::codegen {
 
-using kernel::BinaryOp;
-using kernel::CompareOp;
-using kernel::ExprKind;
+using tir::BinaryOp;
+using tir::CompareOp;
+using tir::ExprKind;
 
-llvm::Value* FunctionLowering::lowerExpr(const kernel::Expr& e) {
+llvm::Value* FunctionLowering::lowerExpr(const tir::Expr& e) {
   KILN_CHECK(e != nullptr, "null expression");
   switch (e->kind) {
     case ExprKind::kIntImm:
@@ -35,17 +35,21 @@ llvm::Value* FunctionLowering::lowerExpr(const kernel::Expr& e) {
       return castValue(lowerExpr(e->a), e->a->dtype, e->dtype);
     case ExprKind::kCall:
       return lowerCall(*e);
+    case ExprKind::kRamp:
+      return lowerRamp(*e);
+    case ExprKind::kBroadcast:
+      return b_.CreateVectorSplat(e->dtype.lanes, lowerExpr(e->a));
   }
   KILN_CHECK(false, "unknown expression kind ", static_cast<int>(e->kind));
   return nullptr;
 }
 
-llvm::Value* FunctionLowering::lowerAs(const kernel::Expr& e, DataType t) {
+llvm::Value* FunctionLowering::lowerAs(const tir::Expr& e, DataType t) {
   llvm::Value* v = lowerExpr(e);
   return e->dtype == t ? v : castValue(v, e->dtype, t);
 }
 
-llvm::Value* FunctionLowering::lowerImmediate(const kernel::ExprNode& e) {
+llvm::Value* FunctionLowering::lowerImmediate(const tir::ExprNode& e) {
   llvm::Type* type = valueType(ctx_, e.dtype);
   bool fromInt = e.kind == ExprKind::kIntImm;
   if (e.dtype.isFloat() || e.dtype.code == kDLBfloat) {
@@ -56,7 +60,7 @@ llvm::Value* FunctionLowering::lowerImmediate(const kernel::ExprNode& e) {
   return llvm::ConstantInt::get(type, static_cast<uint64_t>(v), /*IsSigned=*/!e.dtype.isUInt());
 }
 
-llvm::Value* FunctionLowering::lowerBinary(const kernel::ExprNode& e) {
+llvm::Value* FunctionLowering::lowerBinary(const tir::ExprNode& e) {
   DataType t = e.dtype;
   llvm::Value* a = lowerAs(e.a, t);
   llvm::Value* b = lowerAs(e.b, t);
@@ -121,7 +125,7 @@ llvm::Value* FunctionLowering::lowerBinary(const kernel::ExprNode& e) {
   return nullptr;
 }
 
-llvm::Value* FunctionLowering::lowerCompare(const kernel::ExprNode& e) {
+llvm::Value* FunctionLowering::lowerCompare(const tir::ExprNode& e) {
   // Operands of different types meet in the type of the one that is not an immediate.
   bool aImm = e.a->kind == ExprKind::kIntImm || e.a->kind == ExprKind::kFloatImm;
   DataType t = aImm ? e.b->dtype : e.a->dtype;
@@ -148,24 +152,18 @@ llvm::Value* FunctionLowering::toBool(llvm::Value* v, DataType from) {
   return castValue(v, from, to);
 }
 
-llvm::Value* FunctionLowering::lowerSelect(const kernel::ExprNode& e) {
+llvm::Value* FunctionLowering::lowerSelect(const tir::ExprNode& e) {
   llvm::Value* cond = toBool(lowerExpr(e.a), e.a->dtype);
   llvm::Value* t = lowerAs(e.b, e.dtype);
   llvm::Value* f = lowerAs(e.c, e.dtype);
   return b_.CreateSelect(cond, t, f);
 }
 
-llvm::Value* FunctionLowering::lowerLoad(const kernel::ExprNode& e) {
+llvm::Value* FunctionLowering::lowerLoad(const tir::ExprNode& e) {
   KILN_CHECK(e.buffer != nullptr, "load without a buffer");
-  llvm::Type* type = accessType(e.buffer, e.dtype);
-  llvm::Value* ptr = elementPointer(e.buffer, e.index);
-  llvm::Align align =
-      ms_.module->getDataLayout().getABITypeAlign(memoryType(ctx_, e.buffer->dtype));
-  llvm::Value* v = b_.CreateAlignedLoad(type, ptr, align);
-  DataType loaded = e.buffer->dtype;
-  loaded.lanes = std::max(loaded.lanes, e.dtype.lanes);
-  if (loaded.isBool()) v = b_.CreateICmpNE(v, llvm::Constant::getNullValue(type));
-  return loaded == e.dtype ? v : castValue(v, loaded, e.dtype);
+  llvm::Value* v = loadElements(e.buffer, e.index);
+  if (e.buffer->dtype.isBool()) v = b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
+  return v;
 }
 
 }  // namespace kiln::codegen

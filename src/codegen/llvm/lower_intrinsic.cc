@@ -11,7 +11,7 @@
 
 namespace kiln::codegen {
 
-using kernel::Intrinsic;
+using tir::Intrinsic;
 
 namespace {
 
@@ -37,11 +37,22 @@ llvm::Intrinsic::ID floatIntrinsic(Intrinsic f) {
 
 }  // namespace
 
-llvm::Value* FunctionLowering::lowerCall(const kernel::ExprNode& e) {
+llvm::Value* FunctionLowering::lowerCall(const tir::ExprNode& e) {
   DataType t = e.dtype;
-  size_t arity = e.intrinsic == Intrinsic::kPow ? 2 : 1;
-  KILN_CHECK(e.args.size() == arity, "intrinsic ", static_cast<int>(e.intrinsic), " takes ", arity,
+  size_t arity = static_cast<size_t>(tir::intrinsicArity(e.intrinsic));
+  KILN_CHECK(e.args.size() == arity, tir::intrinsicName(e.intrinsic), " takes ", arity,
              " arguments, got ", e.args.size());
+  switch (e.intrinsic) {
+    case Intrinsic::kFma:
+      return b_.CreateIntrinsic(llvm::Intrinsic::fma, {valueType(ctx_, t)},
+                                {lowerExpr(e.args[0]), lowerExpr(e.args[1]), lowerExpr(e.args[2])});
+    case Intrinsic::kReduceAdd:
+    case Intrinsic::kReduceMax:
+    case Intrinsic::kReduceMin:
+      return lowerReduce(e.intrinsic, lowerExpr(e.args[0]), e.args[0]->dtype);
+    default:
+      break;
+  }
   llvm::Value* x = lowerAs(e.args[0], t);
   if (!isFloating(t)) {
     // Integer math: only the functions that are exact on integers.
@@ -67,6 +78,31 @@ llvm::Value* FunctionLowering::lowerCall(const kernel::ExprNode& e) {
       return b_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, x, lowerAs(e.args[1], t));
     default:
       return b_.CreateUnaryIntrinsic(floatIntrinsic(e.intrinsic), x);
+  }
+}
+
+// Folds the lanes of V (of type T): a tree of adds for floats (the order is the vector unit's),
+// max/min that skip NaN only when every lane is NaN-free (llvm.vector.reduce.fmax semantics).
+llvm::Value* FunctionLowering::lowerReduce(Intrinsic f, llvm::Value* v, DataType t) {
+  if (isFloating(t)) {
+    if (f == Intrinsic::kReduceAdd) {
+      llvm::FastMathFlags fmf;
+      fmf.setAllowReassoc(true);
+      llvm::IRBuilder<>::FastMathFlagGuard guard(b_);
+      b_.setFastMathFlags(fmf);
+      return b_.CreateFAddReduce(llvm::ConstantFP::getNegativeZero(v->getType()->getScalarType()),
+                                 v);
+    }
+    return f == Intrinsic::kReduceMax ? b_.CreateFPMaxReduce(v) : b_.CreateFPMinReduce(v);
+  }
+  bool isSigned = t.isInt();
+  switch (f) {
+    case Intrinsic::kReduceAdd:
+      return b_.CreateAddReduce(v);
+    case Intrinsic::kReduceMax:
+      return b_.CreateIntMaxReduce(v, isSigned);
+    default:
+      return b_.CreateIntMinReduce(v, isSigned);
   }
 }
 

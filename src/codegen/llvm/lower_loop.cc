@@ -8,10 +8,10 @@
 
 namespace kiln::codegen {
 
-using kernel::ForKind;
+using tir::ForKind;
 
-void FunctionLowering::lowerFor(const kernel::StmtNode& s) {
-  KILN_CHECK(s.loopVar != nullptr && s.loopVar->kind == kernel::ExprKind::kVar,
+void FunctionLowering::lowerFor(const tir::StmtNode& s) {
+  KILN_CHECK(s.loopVar != nullptr && s.loopVar->kind == tir::ExprKind::kVar,
              "loop without a loop variable");
   if (s.forKind == ForKind::kParallel && !serialOnly_) return lowerParallelFor(s);
   DataType t = s.loopVar->dtype;

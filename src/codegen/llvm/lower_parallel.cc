@@ -12,14 +12,14 @@
 
 namespace kiln::codegen {
 
-void FunctionLowering::lowerParallelFor(const kernel::StmtNode& s) {
+void FunctionLowering::lowerParallelFor(const tir::StmtNode& s) {
   FreeVars fv = collectFreeVars(s.body, s.loopVar->name);
   llvm::Value* begin = lowerAs(s.min, DataType::int64());
   llvm::Value* extent = lowerAs(s.extent, DataType::int64());
 
   // Closure layout: loop start, buffer pointers, free variables.
   std::vector<llvm::Value*> fields{begin};
-  for (const kernel::Buffer& buffer : fv.buffers) fields.push_back(lookupBuffer(buffer.get()));
+  for (const tir::Buffer& buffer : fv.buffers) fields.push_back(lookupBuffer(buffer.get()));
   for (const std::string& name : fv.vars) fields.push_back(lookupVar(name));
   std::vector<llvm::Type*> types;
   for (llvm::Value* v : fields) types.push_back(v->getType());
@@ -71,7 +71,7 @@ void FunctionLowering::lowerParallelFor(const kernel::StmtNode& s) {
 
 // The entry point the pool calls: unpacks the closure and calls the implementation, whose
 // parameters can then carry noalias and alignment facts that a closure's fields cannot.
-llvm::Function* FunctionLowering::outlineParallelBody(const kernel::StmtNode& s, const FreeVars& fv,
+llvm::Function* FunctionLowering::outlineParallelBody(const tir::StmtNode& s, const FreeVars& fv,
                                                       llvm::StructType* closureType) {
   llvm::Function* impl = outlineParallelImpl(s, fv, closureType);
   llvm::Type* i64 = b_.getInt64Ty();
@@ -92,7 +92,7 @@ llvm::Function* FunctionLowering::outlineParallelBody(const kernel::StmtNode& s,
 
 // `i32 impl(i64 begin, i64 end, i64 min, buffers..., vars...)`: iterations [begin, end) of the
 // loop, run serially (a parallel loop nested in it runs serially too).
-llvm::Function* FunctionLowering::outlineParallelImpl(const kernel::StmtNode& s, const FreeVars& fv,
+llvm::Function* FunctionLowering::outlineParallelImpl(const tir::StmtNode& s, const FreeVars& fv,
                                                       llvm::StructType* closureType) {
   std::vector<llvm::Type*> params{b_.getInt64Ty(), b_.getInt64Ty()};
   for (llvm::Type* t : closureType->elements()) params.push_back(t);

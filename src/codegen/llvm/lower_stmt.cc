@@ -11,9 +11,9 @@
 
 namespace kiln::codegen {
 
-using kernel::StmtKind;
+using tir::StmtKind;
 
-void FunctionLowering::lowerStmt(const kernel::Stmt& s) {
+void FunctionLowering::lowerStmt(const tir::Stmt& s) {
   if (s == nullptr) return;
   switch (s->kind) {
     case StmtKind::kFor:
@@ -21,7 +21,7 @@ void FunctionLowering::lowerStmt(const kernel::Stmt& s) {
     case StmtKind::kStore:
       return lowerStore(*s);
     case StmtKind::kSeq:
-      for (const kernel::Stmt& child : s->seq) lowerStmt(child);
+      for (const tir::Stmt& child : s->seq) lowerStmt(child);
       return;
     case StmtKind::kLet:
       return lowerLet(*s);
@@ -33,36 +33,17 @@ void FunctionLowering::lowerStmt(const kernel::Stmt& s) {
   KILN_CHECK(false, "unknown statement kind ", static_cast<int>(s->kind));
 }
 
-// A value wider than the buffer's element (float32x8 into a float32 buffer) accesses that many
-// consecutive elements.
-llvm::Type* FunctionLowering::accessType(const kernel::Buffer& buffer, DataType valueType) const {
-  DataType t = buffer->dtype;
-  t.lanes = std::max(t.lanes, valueType.lanes);
-  return memoryType(ctx_, t);
-}
-
-llvm::Value* FunctionLowering::elementPointer(const kernel::Buffer& buffer,
-                                              const kernel::Expr& index) {
-  llvm::Value* base = lookupBuffer(buffer.get());
-  llvm::Value* i = lowerAs(index, DataType::int64());
-  return b_.CreateInBoundsGEP(memoryType(ctx_, buffer->dtype), base, i);
-}
-
-void FunctionLowering::lowerStore(const kernel::StmtNode& s) {
+void FunctionLowering::lowerStore(const tir::StmtNode& s) {
   KILN_CHECK(s.buffer != nullptr && s.value != nullptr, "store without buffer or value");
-  DataType stored = s.buffer->dtype;
-  stored.lanes = std::max(stored.lanes, s.value->dtype.lanes);
-  llvm::Value* v = lowerAs(s.value, stored);
-  llvm::Type* type = accessType(s.buffer, s.value->dtype);
-  if (stored.isBool()) v = b_.CreateZExt(v, type);
-  llvm::Value* ptr = elementPointer(s.buffer, s.index);
-  llvm::Align align =
-      ms_.module->getDataLayout().getABITypeAlign(memoryType(ctx_, s.buffer->dtype));
-  b_.CreateAlignedStore(v, ptr, align);
+  llvm::Value* v = lowerExpr(s.value);
+  if (s.buffer->dtype.isBool()) {
+    v = b_.CreateZExt(v, memoryType(ctx_, tir::withLanes(s.buffer->dtype, s.value->dtype.lanes)));
+  }
+  storeElements(s.buffer, s.index, v);
 }
 
-void FunctionLowering::lowerLet(const kernel::StmtNode& s) {
-  KILN_CHECK(s.letVar != nullptr && s.letVar->kind == kernel::ExprKind::kVar,
+void FunctionLowering::lowerLet(const tir::StmtNode& s) {
+  KILN_CHECK(s.letVar != nullptr && s.letVar->kind == tir::ExprKind::kVar,
              "let binds a non-variable");
   llvm::Value* v = lowerAs(s.value, s.letVar->dtype);
   bindVar(s.letVar->name, v);
@@ -70,7 +51,7 @@ void FunctionLowering::lowerLet(const kernel::StmtNode& s) {
   unbindVar(s.letVar->name);
 }
 
-void FunctionLowering::lowerIf(const kernel::StmtNode& s) {
+void FunctionLowering::lowerIf(const tir::StmtNode& s) {
   llvm::Value* cond = toBool(lowerExpr(s.value), s.value->dtype);
   auto* thenBlock = llvm::BasicBlock::Create(ctx_, "if.then", fn_);
   auto* elseBlock = s.elseBody ? llvm::BasicBlock::Create(ctx_, "if.else", fn_) : nullptr;

@@ -10,31 +10,31 @@
 namespace kiln::codegen {
 namespace {
 
-int64_t exprCost(const kernel::Expr& e) {
+int64_t exprCost(const tir::Expr& e) {
   if (e == nullptr) return 0;
   int64_t cost = 1 + exprCost(e->a) + exprCost(e->b) + exprCost(e->c) + exprCost(e->index);
-  for (const kernel::Expr& arg : e->args) cost += exprCost(arg);
+  for (const tir::Expr& arg : e->args) cost += exprCost(arg);
   return cost;
 }
 
-int64_t stmtCost(const kernel::Stmt& s) {
+int64_t stmtCost(const tir::Stmt& s) {
   if (s == nullptr) return 0;
   int64_t cost =
       1 + exprCost(s->min) + exprCost(s->extent) + exprCost(s->index) + exprCost(s->value);
   int64_t body = stmtCost(s->body);
-  if (s->kind == kernel::StmtKind::kFor && s->forKind == kernel::ForKind::kVectorized) body *= 2;
+  if (s->kind == tir::StmtKind::kFor && s->forKind == tir::ForKind::kVectorized) body *= 2;
   cost += body + stmtCost(s->elseBody);
-  for (const kernel::Stmt& child : s->seq) cost += stmtCost(child);
+  for (const tir::Stmt& child : s->seq) cost += stmtCost(child);
   return cost;
 }
 
 }  // namespace
 
-int64_t estimateKernelCost(const kernel::PrimFunc& f) {
+int64_t estimateKernelCost(const tir::PrimFunc& f) {
   return 1 + static_cast<int64_t>(f.params.size()) + stmtCost(f.body);
 }
 
-std::vector<std::vector<size_t>> partitionKernels(const std::vector<kernel::PrimFunc>& funcs,
+std::vector<std::vector<size_t>> partitionKernels(const std::vector<tir::PrimFunc>& funcs,
                                                   int shards) {
   KILN_CHECK(shards >= 1, "partitioning kernels into ", shards, " shards");
   size_t count = std::max<size_t>(1, std::min<size_t>(static_cast<size_t>(shards), funcs.size()));

@@ -18,7 +18,7 @@
 namespace kiln::codegen {
 namespace {
 
-using namespace kernel;
+using namespace tir;
 using testing::CompiledLibrary;
 using testing::rowSoftmax;
 using testing::ScratchDir;

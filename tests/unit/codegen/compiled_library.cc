@@ -36,11 +36,11 @@ BuildOptions hostOptions(int optLevel) {
 
 }  // namespace
 
-CompiledLibrary::CompiledLibrary(const std::vector<kernel::PrimFunc>& funcs, int optLevel,
+CompiledLibrary::CompiledLibrary(const std::vector<tir::PrimFunc>& funcs, int optLevel,
                                  const std::string& artifact)
     : CompiledLibrary(funcs, hostOptions(optLevel), artifact) {}
 
-CompiledLibrary::CompiledLibrary(const std::vector<kernel::PrimFunc>& funcs,
+CompiledLibrary::CompiledLibrary(const std::vector<tir::PrimFunc>& funcs,
                                  const BuildOptions& options, const std::string& artifact) {
   buildSharedLibrary(funcs, artifact, options, path());
   handle_ = dlopen(path().c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -116,8 +116,8 @@ std::vector<float> randomFloats(size_t n, float lo, float hi, uint32_t seed) {
   return v;
 }
 
-kernel::PrimFunc rowSoftmax(const std::string& name, int64_t rows, int64_t cols) {
-  using namespace kernel;
+tir::PrimFunc rowSoftmax(const std::string& name, int64_t rows, int64_t cols) {
+  using namespace tir;
   Buffer x = makeBuffer("x", DataType::float32(), {rows, cols});
   Buffer y = makeBuffer("y", DataType::float32(), {rows, cols});
   Buffer acc = makeBuffer("acc", DataType::float32(), {2});

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "kiln/codegen/llvm/build_library.h"
-#include "kiln/kernel/loop_ir.h"
 #include "kiln/runtime/backend_api.h"
+#include "kiln/tir/prim_func.h"
 
 namespace kiln::codegen::testing {
 
@@ -26,10 +26,10 @@ class ScratchDir {
 
 class CompiledLibrary {
  public:
-  explicit CompiledLibrary(const std::vector<kernel::PrimFunc>& funcs, int optLevel = 3,
+  explicit CompiledLibrary(const std::vector<tir::PrimFunc>& funcs, int optLevel = 3,
                            const std::string& artifact = "test artifact");
   // Builds with OPTIONS as given (target included).
-  CompiledLibrary(const std::vector<kernel::PrimFunc>& funcs, const BuildOptions& options,
+  CompiledLibrary(const std::vector<tir::PrimFunc>& funcs, const BuildOptions& options,
                   const std::string& artifact = "test artifact");
   ~CompiledLibrary();
   CompiledLibrary(const CompiledLibrary&) = delete;
@@ -62,6 +62,6 @@ std::vector<float> randomFloats(size_t n, float lo, float hi, uint32_t seed);
 
 // Row-wise softmax over x[rows, cols] -> y: parallel rows, three vectorized passes through a local
 // accumulator (max, sum of exp, normalise), as the kernel layer emits for a fused softmax.
-kernel::PrimFunc rowSoftmax(const std::string& name, int64_t rows, int64_t cols);
+tir::PrimFunc rowSoftmax(const std::string& name, int64_t rows, int64_t cols);
 
 }  // namespace kiln::codegen::testing

@@ -9,7 +9,7 @@
 namespace kiln::codegen {
 namespace {
 
-using namespace kernel;
+using namespace tir;
 using testing::CompiledLibrary;
 using testing::randomFloats;
 

@@ -9,7 +9,7 @@
 namespace kiln::codegen {
 namespace {
 
-using namespace kernel;
+using namespace tir;
 using testing::CompiledLibrary;
 
 constexpr int64_t kILo = -6, kIExtent = 13, kJExtent = 7;

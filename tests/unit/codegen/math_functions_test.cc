@@ -11,7 +11,7 @@
 namespace kiln::codegen {
 namespace {
 
-using namespace kernel;
+using namespace tir;
 using testing::CompiledLibrary;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();

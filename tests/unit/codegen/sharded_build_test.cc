@@ -15,7 +15,7 @@
 namespace kiln::codegen {
 namespace {
 
-using namespace kernel;
+using namespace tir;
 using testing::ChunkingPool;
 using testing::CompiledLibrary;
 using testing::ScratchDir;

@@ -10,6 +10,8 @@
 
 namespace kiln::kernel::testing {
 
+using namespace tir;  // NOLINT(google-build-using-namespace)
+
 Storage toStorage(const runtime::NDArray& a) {
   Storage s(static_cast<size_t>(a.numel()));
   DataType t = a.dtype();

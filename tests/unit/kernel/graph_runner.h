@@ -8,9 +8,12 @@
 
 #include "kiln/ir/graph.h"
 #include "kiln/kernel/schedule.h"
-#include "loop_ir_interpreter.h"
+#include "tir_interpreter.h"
 
 namespace kiln::kernel::testing {
+
+using tir::testing::interpret;
+using tir::testing::Storage;
 
 Storage toStorage(const runtime::NDArray& a);
 

@@ -14,6 +14,8 @@
 #include "local_buffer_usage.h"
 
 namespace kiln::kernel {
+
+using namespace tir;  // NOLINT(google-build-using-namespace)
 namespace {
 
 using testing::localBufferUsage;

@@ -3,36 +3,43 @@
 
 #include "kiln/kernel/schedule.h"
 #include "kiln/support/error.h"
+#include "kiln/tir/functor.h"
 
 namespace kiln::kernel::testing {
+
+using namespace tir;  // NOLINT(google-build-using-namespace)
 namespace {
 
-void walk(const Stmt& s, LocalBufferUsage& u) {
-  if (s == nullptr) return;
-  if (s->kind == StmtKind::kAllocate) {
+class Walk : public tir::Visitor {
+ public:
+  explicit Walk(LocalBufferUsage& u) : u_(u) {}
+
+ protected:
+  void visitAllocate(const tir::StmtNode& s) override {
     int64_t bytes = 1;
-    for (int64_t d : s->buffer->shape) bytes *= d;
-    bytes *= static_cast<int64_t>(s->buffer->dtype.bytes());
-    u.totalBytes += bytes;
-    if (bytes > u.largestBytes) {
-      u.largestBytes = bytes;
-      u.largestName = s->buffer->name;
+    for (int64_t d : s.buffer->shape) bytes *= d;
+    bytes *= static_cast<int64_t>(s.buffer->dtype.bytes());
+    u_.totalBytes += bytes;
+    if (bytes > u_.largestBytes) {
+      u_.largestBytes = bytes;
+      u_.largestName = s.buffer->name;
     }
+    tir::Visitor::visitAllocate(s);
   }
-  walk(s->body, u);
-  walk(s->elseBody, u);
-  for (const Stmt& c : s->seq) walk(c, u);
-}
+
+ private:
+  LocalBufferUsage& u_;
+};
 
 }  // namespace
 
-LocalBufferUsage localBufferUsage(const PrimFunc& f) {
+LocalBufferUsage localBufferUsage(const tir::PrimFunc& f) {
   LocalBufferUsage u;
-  walk(f.body, u);
+  Walk(u).visitStmt(f.body);
   return u;
 }
 
-std::string localBufferViolation(const PrimFunc& f) {
+std::string localBufferViolation(const tir::PrimFunc& f) {
   LocalBufferUsage u = localBufferUsage(f);
   if (u.largestBytes > kMaxLocalBufferBytes) {
     return strCat(f.name, ": local buffer ", u.largestName, " holds ", u.largestBytes, " bytes");

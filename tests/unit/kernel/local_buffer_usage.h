@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "kiln/kernel/loop_ir.h"
+#include "kiln/tir/prim_func.h"
 
 namespace kiln::kernel::testing {
 
@@ -15,10 +15,10 @@ struct LocalBufferUsage {
   std::string largestName;
 };
 
-LocalBufferUsage localBufferUsage(const PrimFunc& f);
+LocalBufferUsage localBufferUsage(const tir::PrimFunc& f);
 
 // Empty when F's local buffers are within kMaxLocalBufferBytes / kMaxLocalBytesPerKernel, else a
 // description of the violation.
-std::string localBufferViolation(const PrimFunc& f);
+std::string localBufferViolation(const tir::PrimFunc& f);
 
 }  // namespace kiln::kernel::testing

@@ -10,6 +10,8 @@
 #include "kiln/runtime/ndarray.h"
 
 namespace kiln::kernel {
+
+using namespace tir;  // NOLINT(google-build-using-namespace)
 namespace {
 
 using testing::Storage;

@@ -12,8 +12,11 @@
 #include "kiln/ir/parser.h"
 #include "kiln/kernel/lower.h"
 #include "kiln/support/error.h"
+#include "kiln/tir/printer.h"
 
 namespace kiln::kernel {
+
+using namespace tir;  // NOLINT(google-build-using-namespace)
 namespace {
 
 using testing::Storage;
@@ -115,7 +118,7 @@ TEST(LowerGroup, ElementwiseChainIsOneFlatLoop) {
     return %y
   })");
   std::string text = printPrimFunc(lowerOnly(*g).func);
-  EXPECT_NE(text.find("vectorized for (int64 i = 0; i < 24; ++i)"), std::string::npos) << text;
+  EXPECT_NE(text.find("vectorized for (i, 0, 24)"), std::string::npos) << text;
 }
 
 // Direct convolution by definition, in double.

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "kiln/codegen/llvm/target.h"
-#include "kiln/kernel/loop_ir.h"
+#include "kiln/tir/prim_func.h"
 
 namespace kiln::codegen {
 
@@ -22,7 +22,7 @@ struct BuildOptions {
 // Generates machine code for FUNCS, embeds ARTIFACT (the serialized container) as
 // __kiln_artifact/__kiln_artifact_size, defines __kiln_backend_api, and links everything into the
 // shared library OUTPUT_PATH (written atomically). Throws kiln::Error when linking fails.
-void buildSharedLibrary(const std::vector<kernel::PrimFunc>& funcs, const std::string& artifact,
+void buildSharedLibrary(const std::vector<tir::PrimFunc>& funcs, const std::string& artifact,
                         const BuildOptions& options, const std::string& outputPath);
 
 }  // namespace kiln::codegen

@@ -1,11 +1,11 @@
-// Checks that loop IR constructors fold integer arithmetic, enforce dtypes and print readably.
-#include "kiln/kernel/loop_ir.h"
-
+// Checks that loop IR constructors fold integer arithmetic (ramps included), broadcast scalars to
+// vectors, enforce dtypes and print readably.
 #include <gtest/gtest.h>
 
 #include "kiln/support/error.h"
+#include "kiln/tir/printer.h"
 
-namespace kiln::kernel {
+namespace kiln::tir {
 namespace {
 
 bool isImm(const Expr& e, int64_t v) { return e->kind == ExprKind::kIntImm && e->intValue == v; }
@@ -92,7 +92,7 @@ TEST(LoopIr, SeqFlattensAndDropsNulls) {
   EXPECT_EQ(seq({s1}), s1);
 }
 
-TEST(LoopIr, PrintsReadableC) {
+TEST(LoopIr, PrintsReadableText) {
   Buffer x = makeBuffer("x", DataType::float32(), {8});
   Buffer y = makeBuffer("y", DataType::float32(), {8});
   Expr i = var("i");
@@ -102,9 +102,72 @@ TEST(LoopIr, PrintsReadableC) {
                      store(y, i, max(load(x, i), floatImm(0.0))))};
   std::string text = printPrimFunc(f);
   EXPECT_NE(text.find("kernel k(float32* x[8], float32* y[8])"), std::string::npos) << text;
-  EXPECT_NE(text.find("vectorized for (int64 i = 0; i < 8; ++i)"), std::string::npos) << text;
+  EXPECT_NE(text.find("vectorized for (i, 0, 8) {"), std::string::npos) << text;
   EXPECT_NE(text.find("y[i] = max(x[i], 0.0f);"), std::string::npos) << text;
 }
 
+TEST(LoopIrVector, RampArithmeticStaysAffine) {
+  Expr i = var("i");
+  Expr r = ramp(i * intImm(16), intImm(1), 16);
+  EXPECT_EQ(r->dtype, DataType::parse("int64x16"));
+  // ramp + scalar: the scalar joins the base.
+  Expr shifted = r + intImm(5);
+  ASSERT_EQ(shifted->kind, ExprKind::kRamp);
+  EXPECT_TRUE(isImm(shifted->b, 1));
+  EXPECT_EQ(printExpr(shifted), "ramp(((i * 16) + 5), 1, 16)");
+  // scalar * ramp scales base and stride.
+  Expr scaled = intImm(3) * ramp(i, intImm(2), 4);
+  ASSERT_EQ(scaled->kind, ExprKind::kRamp);
+  EXPECT_TRUE(isImm(scaled->b, 6));
+  // ramp + ramp adds both.
+  Expr sum = ramp(intImm(1), intImm(1), 4) + ramp(intImm(10), intImm(2), 4);
+  ASSERT_EQ(sum->kind, ExprKind::kRamp);
+  EXPECT_TRUE(isImm(sum->a, 11));
+  EXPECT_TRUE(isImm(sum->b, 3));
+  // A ramp of stride 0 is a broadcast; one lane is the base itself.
+  EXPECT_EQ(ramp(i, intImm(0), 8)->kind, ExprKind::kBroadcast);
+  EXPECT_EQ(ramp(i, intImm(1), 1), i);
+}
+
+TEST(LoopIrVector, ScalarsMeetVectorsAsBroadcasts) {
+  Buffer x = makeBuffer("x", DataType::float32(), {64});
+  Expr v = load(x, ramp(intImm(0), intImm(1), 16));
+  EXPECT_EQ(v->dtype, DataType::parse("float32x16"));
+  Expr e = v * floatImm(2.0);
+  ASSERT_EQ(e->kind, ExprKind::kBinary);
+  EXPECT_EQ(e->b->kind, ExprKind::kBroadcast);
+  EXPECT_EQ(e->dtype, v->dtype);
+  // Operations on two broadcasts happen once, on the scalars.
+  Expr b = broadcast(floatImm(1.0), 8) + broadcast(floatImm(2.0), 8);
+  ASSERT_EQ(b->kind, ExprKind::kBroadcast);
+  EXPECT_EQ(b->a->floatValue, 3.0);
+  EXPECT_EQ(constant(0, DataType::parse("float32x4"))->kind, ExprKind::kBroadcast);
+  // Different vector widths never mix.
+  EXPECT_THROW(v + load(x, ramp(intImm(0), intImm(1), 8)), InternalError);
+  // Comparisons of vectors give vectors of bool.
+  EXPECT_EQ(compare(CompareOp::kLT, v, floatImm(0.0))->dtype, DataType::parse("boolx16"));
+}
+
+TEST(LoopIrVector, FmaAndReductions) {
+  Buffer x = makeBuffer("x", DataType::float32(), {64});
+  Expr v = load(x, ramp(intImm(16), intImm(1), 16));
+  Expr f = fma(v, floatImm(2.0), v);
+  EXPECT_EQ(f->dtype, v->dtype);
+  EXPECT_EQ(f->args[1]->kind, ExprKind::kBroadcast);
+  Expr s = call(Intrinsic::kReduceAdd, {v});
+  EXPECT_EQ(s->dtype, DataType::float32());
+  EXPECT_EQ(call(Intrinsic::kReduceMax, {floatImm(1.0)})->kind, ExprKind::kFloatImm);
+  EXPECT_THROW(call(Intrinsic::kFma, {v, v}), InternalError);  // wrong arity
+}
+
+TEST(LoopIrVector, StoresMatchTheirIndexWidth) {
+  Buffer y = makeBuffer("y", DataType::float32(), {64});
+  Expr idx = ramp(intImm(0), intImm(1), 16);
+  Stmt s = store(y, idx, floatImm(1.0));  // a scalar is broadcast
+  EXPECT_EQ(s->value->dtype, DataType::parse("float32x16"));
+  EXPECT_THROW(store(y, intImm(0), broadcast(floatImm(1.0), 4)), InternalError);
+  EXPECT_THROW(makeBuffer("v", DataType::parse("float32x4"), {4}), InternalError);
+}
+
 }  // namespace
-}  // namespace kiln::kernel
+}  // namespace kiln::tir

@@ -1,18 +1,18 @@
-// Constructors of the loop IR; they check dtypes and fold constant integer arithmetic so that the
-// index expressions built by lowering stay small and codegen sees simple affine forms.
-#include "kiln/kernel/loop_ir.h"
+// Constructors of the loop IR's expressions; they check dtypes, broadcast a scalar operand to its
+// vector partner and fold constant integer arithmetic (ramps included), so that the index
+// expressions built by lowering stay small and codegen sees simple affine forms.
+#include "kiln/tir/expr.h"
 
 #include <utility>
 
 #include "kiln/support/error.h"
 
-namespace kiln::kernel {
+namespace kiln::tir {
 namespace {
 
-bool isIntLike(DataType t) { return (t.isInt() || t.isUInt() || t.isBool()) && t.lanes == 1; }
+bool isIntLike(DataType t) { return t.isInt() || t.isUInt() || t.isBool(); }
 
-bool isIntImm(const Expr& e) { return e->kind == ExprKind::kIntImm; }
-bool isIntImm(const Expr& e, int64_t v) { return isIntImm(e) && e->intValue == v; }
+DataType scalarOf(DataType t) { return withLanes(t, 1); }
 
 // Wraps V into the value range of T (two's complement), as the machine would.
 int64_t wrapTo(DataType t, int64_t v) {
@@ -38,6 +38,18 @@ std::shared_ptr<ExprNode> newExpr(ExprKind kind, DataType t) {
   e->kind = kind;
   e->dtype = t;
   return e;
+}
+
+// The integer immediate E holds, directly or broadcast to every lane; null when it holds none.
+const ExprNode* intImmOf(const Expr& e) {
+  if (e->kind == ExprKind::kIntImm) return e.get();
+  if (e->kind == ExprKind::kBroadcast && e->a->kind == ExprKind::kIntImm) return e->a.get();
+  return nullptr;
+}
+
+bool holdsInt(const Expr& e, int64_t v) {
+  const ExprNode* imm = intImmOf(e);
+  return imm != nullptr && imm->intValue == v;
 }
 
 // Folds OP on two integer immediates; false when folding would hide a division by zero.
@@ -88,43 +100,43 @@ bool foldInts(BinaryOp op, int64_t a, int64_t b, int64_t* out) {
 }
 
 // Algebraic identities with one immediate operand (x+0, x*1, x*0, x/1, ...); null when none
-// applies.
+// applies. Immediates may be broadcast.
 Expr foldIdentity(BinaryOp op, const Expr& a, const Expr& b) {
   DataType t = a->dtype;
   switch (op) {
     case BinaryOp::kAdd:
-      if (isIntImm(b, 0)) return a;
-      if (isIntImm(a, 0)) return b;
+      if (holdsInt(b, 0)) return a;
+      if (holdsInt(a, 0)) return b;
       break;
     case BinaryOp::kSub:
-      if (isIntImm(b, 0)) return a;
-      if (a == b) return intImm(0, t);
+      if (holdsInt(b, 0)) return a;
+      if (a == b) return constant(0, t);
       break;
     case BinaryOp::kMul:
-      if (isIntImm(b, 1)) return a;
-      if (isIntImm(a, 1)) return b;
-      if (isIntImm(a, 0) || isIntImm(b, 0)) return intImm(0, t);
+      if (holdsInt(b, 1)) return a;
+      if (holdsInt(a, 1)) return b;
+      if (holdsInt(a, 0) || holdsInt(b, 0)) return constant(0, t);
       break;
     case BinaryOp::kDiv:
     case BinaryOp::kFloorDiv:
-      if (isIntImm(b, 1)) return a;
-      if (isIntImm(a, 0) && isIntImm(b) && b->intValue != 0) return a;
+      if (holdsInt(b, 1)) return a;
+      if (holdsInt(a, 0) && intImmOf(b) != nullptr && intImmOf(b)->intValue != 0) return a;
       break;
     case BinaryOp::kMod:
     case BinaryOp::kFloorMod:
-      if (isIntImm(b, 1) || isIntImm(b, -1)) return intImm(0, t);
+      if (holdsInt(b, 1) || holdsInt(b, -1)) return constant(0, t);
       break;
     case BinaryOp::kMin:
     case BinaryOp::kMax:
       if (a == b) return a;
       break;
     case BinaryOp::kAnd:
-      if (isIntImm(a)) return a->intValue != 0 ? b : a;
-      if (isIntImm(b)) return b->intValue != 0 ? a : b;
+      if (const ExprNode* imm = intImmOf(a)) return imm->intValue != 0 ? b : a;
+      if (const ExprNode* imm = intImmOf(b)) return imm->intValue != 0 ? a : b;
       break;
     case BinaryOp::kOr:
-      if (isIntImm(a)) return a->intValue != 0 ? a : b;
-      if (isIntImm(b)) return b->intValue != 0 ? b : a;
+      if (const ExprNode* imm = intImmOf(a)) return imm->intValue != 0 ? a : b;
+      if (const ExprNode* imm = intImmOf(b)) return imm->intValue != 0 ? b : a;
       break;
   }
   return nullptr;
@@ -142,35 +154,67 @@ Expr foldNestedAdd(BinaryOp op, const Expr& a, const Expr& b) {
   return binary(BinaryOp::kAdd, a->a, intImm(wrapTo(a->dtype, c1 + c2), a->dtype));
 }
 
+// Affine arithmetic on ramps stays a ramp: ramp +- ramp, ramp +- broadcast, ramp * broadcast;
+// operations on two broadcasts happen once, on the scalars. Null when no rule applies.
+Expr foldVector(BinaryOp op, const Expr& a, const Expr& b) {
+  int lanes = a->dtype.lanes;
+  bool aRamp = a->kind == ExprKind::kRamp, bRamp = b->kind == ExprKind::kRamp;
+  bool aBcast = a->kind == ExprKind::kBroadcast, bBcast = b->kind == ExprKind::kBroadcast;
+  if (aBcast && bBcast) return broadcast(binary(op, a->a, b->a), lanes);
+  bool add = op == BinaryOp::kAdd, sub = op == BinaryOp::kSub, mul = op == BinaryOp::kMul;
+  if (aRamp && bRamp && (add || sub)) {
+    return ramp(binary(op, a->a, b->a), binary(op, a->b, b->b), lanes);
+  }
+  if (aRamp && bBcast && (add || sub)) return ramp(binary(op, a->a, b->a), a->b, lanes);
+  if (aBcast && bRamp && add) return ramp(a->a + b->a, b->b, lanes);
+  if (aRamp && bBcast && mul) return ramp(a->a * b->a, a->b * b->a, lanes);
+  if (aBcast && bRamp && mul) return ramp(a->a * b->a, a->a * b->b, lanes);
+  return nullptr;
+}
+
+// Brings two operands to one vector width: a scalar meets a vector as a broadcast.
+void unifyLanes(Expr& a, Expr& b, const char* what) {
+  int la = a->dtype.lanes, lb = b->dtype.lanes;
+  if (la == lb) return;
+  if (la == 1) {
+    a = broadcast(a, lb);
+  } else if (lb == 1) {
+    b = broadcast(b, la);
+  } else {
+    KILN_CHECK(false, what, " operands have different vector widths: ", a->dtype.str(), " vs ",
+               b->dtype.str());
+  }
+}
+
 }  // namespace
 
-int64_t BufferNode::numel() const {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
+DataType withLanes(DataType t, int lanes) {
+  KILN_CHECK(lanes >= 1 && lanes <= 65535, "vector width ", lanes, " out of range");
+  t.lanes = static_cast<uint16_t>(lanes);
+  return t;
 }
 
-Buffer makeBuffer(std::string name, DataType dtype, std::vector<int64_t> shape) {
-  for (int64_t d : shape) KILN_CHECK(d >= 0, "buffer ", name, " has a negative dimension");
-  auto b = std::make_shared<BufferNode>();
-  b->name = std::move(name);
-  b->dtype = dtype;
-  b->shape = std::move(shape);
-  return b;
-}
+bool isIntImm(const Expr& e) { return e->kind == ExprKind::kIntImm; }
+bool isIntImm(const Expr& e, int64_t v) { return isIntImm(e) && e->intValue == v; }
 
 Expr intImm(int64_t v, DataType t) {
-  KILN_CHECK(isIntLike(t), "intImm of non-integer type ", t.str());
+  KILN_CHECK(isIntLike(t) && t.lanes == 1, "intImm of non-integer or vector type ", t.str());
   auto e = newExpr(ExprKind::kIntImm, t);
   e->intValue = wrapTo(t, v);
   return e;
 }
 
 Expr floatImm(double v, DataType t) {
-  KILN_CHECK(t.isFloat() && t.lanes == 1, "floatImm of non-float type ", t.str());
+  KILN_CHECK(t.isFloat() && t.lanes == 1, "floatImm of non-float or vector type ", t.str());
   auto e = newExpr(ExprKind::kFloatImm, t);
   e->floatValue = t.bits == 32 ? static_cast<double>(static_cast<float>(v)) : v;
   return e;
+}
+
+Expr constant(double v, DataType t) {
+  DataType s = scalarOf(t);
+  Expr imm = s.isFloat() ? floatImm(v, s) : intImm(static_cast<int64_t>(v), s);
+  return broadcast(imm, t.lanes);
 }
 
 Expr var(const std::string& name, DataType t) {
@@ -182,6 +226,7 @@ Expr var(const std::string& name, DataType t) {
 
 Expr binary(BinaryOp op, Expr a, Expr b) {
   KILN_CHECK(a != nullptr && b != nullptr, "binary operand is null");
+  unifyLanes(a, b, "binary");
   KILN_CHECK(a->dtype == b->dtype, "binary operands differ in dtype: ", a->dtype.str(), " vs ",
              b->dtype.str());
   DataType t = a->dtype;
@@ -190,6 +235,9 @@ Expr binary(BinaryOp op, Expr a, Expr b) {
   }
   if (op == BinaryOp::kFloorDiv || op == BinaryOp::kFloorMod) {
     KILN_CHECK(isIntLike(t), "floor division on non-integer type ", t.str());
+  }
+  if (t.lanes > 1) {
+    if (Expr e = foldVector(op, a, b)) return e;
   }
   if (isIntLike(t)) {
     int64_t v = 0;
@@ -223,6 +271,7 @@ Expr binary(BinaryOp op, Expr a, Expr b) {
 
 Expr compare(CompareOp op, Expr a, Expr b) {
   KILN_CHECK(a != nullptr && b != nullptr, "compare operand is null");
+  unifyLanes(a, b, "compare");
   KILN_CHECK(a->dtype == b->dtype, "compare operands differ in dtype: ", a->dtype.str(), " vs ",
              b->dtype.str());
   bool ints = isIntImm(a) && isIntImm(b);
@@ -253,7 +302,7 @@ Expr compare(CompareOp op, Expr a, Expr b) {
     }
     return intImm(r ? 1 : 0, DataType::boolean());
   }
-  auto e = newExpr(ExprKind::kCompare, DataType::boolean());
+  auto e = newExpr(ExprKind::kCompare, withLanes(DataType::boolean(), a->dtype.lanes));
   e->compareOp = op;
   e->a = std::move(a);
   e->b = std::move(b);
@@ -263,10 +312,19 @@ Expr compare(CompareOp op, Expr a, Expr b) {
 Expr select(Expr cond, Expr t, Expr f) {
   KILN_CHECK(cond != nullptr && t != nullptr && f != nullptr, "select operand is null");
   KILN_CHECK(cond->dtype.isBool(), "select condition must be bool, got ", cond->dtype.str());
+  unifyLanes(t, f, "select");
   KILN_CHECK(t->dtype == f->dtype, "select branches differ in dtype: ", t->dtype.str(), " vs ",
              f->dtype.str());
   if (isIntImm(cond)) return cond->intValue != 0 ? t : f;
   if (t == f) return t;
+  if (cond->dtype.lanes != t->dtype.lanes) {
+    KILN_CHECK(cond->dtype.lanes == 1 || t->dtype.lanes == 1, "select condition ",
+               cond->dtype.str(), " does not match its values ", t->dtype.str());
+    if (t->dtype.lanes == 1) {
+      t = broadcast(t, cond->dtype.lanes);
+      f = broadcast(f, cond->dtype.lanes);
+    }
+  }
   auto e = newExpr(ExprKind::kSelect, t->dtype);
   e->a = std::move(cond);
   e->b = std::move(t);
@@ -276,9 +334,9 @@ Expr select(Expr cond, Expr t, Expr f) {
 
 Expr load(Buffer buffer, Expr index) {
   KILN_CHECK(buffer != nullptr && index != nullptr, "load of a null buffer or index");
-  KILN_CHECK(index->dtype == DataType::int64(), "load index of ", buffer->name,
+  KILN_CHECK(scalarOf(index->dtype) == DataType::int64(), "load index of ", buffer->name,
              " must be int64, got ", index->dtype.str());
-  auto e = newExpr(ExprKind::kLoad, buffer->dtype);
+  auto e = newExpr(ExprKind::kLoad, withLanes(buffer->dtype, index->dtype.lanes));
   e->buffer = std::move(buffer);
   e->index = std::move(index);
   return e;
@@ -286,8 +344,12 @@ Expr load(Buffer buffer, Expr index) {
 
 Expr cast(DataType t, Expr a) {
   KILN_CHECK(a, "cast of a null expression");
-  KILN_CHECK(t.lanes == 1, "cast to vector type ", t.str());
+  // A scalar target type casts each lane.
+  if (t.lanes == 1) t = withLanes(t, a->dtype.lanes);
+  KILN_CHECK(t.lanes == a->dtype.lanes, "cast of ", a->dtype.str(), " to ", t.str(),
+             " changes the vector width");
   if (a->dtype == t) return a;
+  if (a->kind == ExprKind::kBroadcast) return broadcast(cast(scalarOf(t), a->a), t.lanes);
   if (isIntImm(a) && isIntLike(t)) return intImm(a->intValue, t);
   if (isIntImm(a) && t.isFloat()) return floatImm(static_cast<double>(a->intValue), t);
   if (a->kind == ExprKind::kFloatImm && t.isFloat()) return floatImm(a->floatValue, t);
@@ -297,18 +359,57 @@ Expr cast(DataType t, Expr a) {
 }
 
 Expr call(Intrinsic f, std::vector<Expr> args) {
-  size_t arity = f == Intrinsic::kPow ? 2 : 1;
-  KILN_CHECK(args.size() == arity, "intrinsic expects ", arity, " arguments, got ", args.size());
-  for (const Expr& x : args) {
-    KILN_CHECK(x != nullptr && x->dtype == args[0]->dtype, "intrinsic arguments differ in dtype");
+  size_t arity = static_cast<size_t>(intrinsicArity(f));
+  KILN_CHECK(args.size() == arity, intrinsicName(f), " expects ", arity, " arguments, got ",
+             args.size());
+  for (const Expr& x : args) KILN_CHECK(x != nullptr, intrinsicName(f), " of a null argument");
+  int lanes = 1;
+  for (const Expr& x : args) lanes = std::max<int>(lanes, x->dtype.lanes);
+  for (Expr& x : args) {
+    if (x->dtype.lanes == 1 && lanes > 1) x = broadcast(x, lanes);
+    KILN_CHECK(x->dtype == args[0]->dtype, intrinsicName(f),
+               " arguments differ in dtype: ", x->dtype.str(), " vs ", args[0]->dtype.str());
   }
   DataType t = args[0]->dtype;
-  KILN_CHECK(t.isFloat() || (f == Intrinsic::kAbs && isIntLike(t)),
-             "intrinsic on unsupported type ", t.str());
+  bool reduce =
+      f == Intrinsic::kReduceAdd || f == Intrinsic::kReduceMax || f == Intrinsic::kReduceMin;
+  bool intOk = f == Intrinsic::kAbs || reduce;
+  KILN_CHECK(t.isFloat() || (intOk && isIntLike(t)), intrinsicName(f), " on unsupported type ",
+             t.str());
+  if (reduce) {
+    if (t.lanes == 1) return args[0];
+    t = scalarOf(t);
+  }
   auto e = newExpr(ExprKind::kCall, t);
   e->intrinsic = f;
   e->args = std::move(args);
   return e;
+}
+
+Expr ramp(Expr base, Expr stride, int lanes) {
+  KILN_CHECK(base != nullptr && stride != nullptr, "ramp of a null base or stride");
+  KILN_CHECK(base->dtype == DataType::int64() && stride->dtype == DataType::int64(),
+             "ramp base and stride must be int64 scalars, got ", base->dtype.str(), " and ",
+             stride->dtype.str());
+  if (lanes == 1) return base;
+  if (isIntImm(stride, 0)) return broadcast(base, lanes);
+  auto e = newExpr(ExprKind::kRamp, withLanes(DataType::int64(), lanes));
+  e->a = std::move(base);
+  e->b = std::move(stride);
+  return e;
+}
+
+Expr broadcast(Expr scalar, int lanes) {
+  KILN_CHECK(scalar != nullptr, "broadcast of a null expression");
+  KILN_CHECK(scalar->dtype.lanes == 1, "broadcast of vector ", scalar->dtype.str());
+  if (lanes == 1) return scalar;
+  auto e = newExpr(ExprKind::kBroadcast, withLanes(scalar->dtype, lanes));
+  e->a = std::move(scalar);
+  return e;
+}
+
+Expr fma(Expr a, Expr b, Expr c) {
+  return call(Intrinsic::kFma, {std::move(a), std::move(b), std::move(c)});
 }
 
 Expr operator+(Expr a, Expr b) { return binary(BinaryOp::kAdd, std::move(a), std::move(b)); }
@@ -320,87 +421,4 @@ Expr max(Expr a, Expr b) { return binary(BinaryOp::kMax, std::move(a), std::move
 Expr operator&&(Expr a, Expr b) { return binary(BinaryOp::kAnd, std::move(a), std::move(b)); }
 Expr operator||(Expr a, Expr b) { return binary(BinaryOp::kOr, std::move(a), std::move(b)); }
 
-namespace {
-std::shared_ptr<StmtNode> newStmt(StmtKind kind) {
-  auto s = std::make_shared<StmtNode>();
-  s->kind = kind;
-  return s;
-}
-}  // namespace
-
-Stmt forLoop(Expr loopVar, Expr min, Expr extent, ForKind kind, Stmt body) {
-  KILN_CHECK(loopVar != nullptr && loopVar->kind == ExprKind::kVar,
-             "a loop variable must be a var");
-  KILN_CHECK(min != nullptr && extent != nullptr && body != nullptr, "loop over ", loopVar->name,
-             " lacks min, extent or body");
-  KILN_CHECK(loopVar->dtype == DataType::int64() && min->dtype == DataType::int64() &&
-                 extent->dtype == DataType::int64(),
-             "loop ", loopVar->name, " must be int64");
-  auto s = newStmt(StmtKind::kFor);
-  s->loopVar = std::move(loopVar);
-  s->min = std::move(min);
-  s->extent = std::move(extent);
-  s->forKind = kind;
-  s->body = std::move(body);
-  return s;
-}
-
-Stmt store(Buffer buffer, Expr index, Expr value) {
-  KILN_CHECK(buffer != nullptr && index != nullptr && value != nullptr,
-             "store lacks buffer, index or value");
-  KILN_CHECK(index->dtype == DataType::int64(), "store index of ", buffer->name,
-             " must be int64, got ", index->dtype.str());
-  KILN_CHECK(value->dtype == buffer->dtype, "store of ", value->dtype.str(), " into ", buffer->name,
-             " of ", buffer->dtype.str());
-  auto s = newStmt(StmtKind::kStore);
-  s->buffer = std::move(buffer);
-  s->index = std::move(index);
-  s->value = std::move(value);
-  return s;
-}
-
-Stmt seq(std::vector<Stmt> stmts) {
-  auto s = newStmt(StmtKind::kSeq);
-  for (Stmt& st : stmts) {
-    if (!st) continue;
-    if (st->kind == StmtKind::kSeq) {
-      s->seq.insert(s->seq.end(), st->seq.begin(), st->seq.end());
-    } else {
-      s->seq.push_back(std::move(st));
-    }
-  }
-  if (s->seq.size() == 1) return s->seq[0];
-  return s;
-}
-
-Stmt let(Expr letVar, Expr value, Stmt body) {
-  KILN_CHECK(letVar != nullptr && letVar->kind == ExprKind::kVar, "a let binds a var");
-  KILN_CHECK(value != nullptr && body != nullptr, "let ", letVar->name, " lacks value or body");
-  KILN_CHECK(letVar->dtype == value->dtype, "let ", letVar->name, " of ", letVar->dtype.str(),
-             " bound to ", value->dtype.str());
-  auto s = newStmt(StmtKind::kLet);
-  s->letVar = std::move(letVar);
-  s->value = std::move(value);
-  s->body = std::move(body);
-  return s;
-}
-
-Stmt ifThenElse(Expr cond, Stmt thenBody, Stmt elseBody) {
-  KILN_CHECK(cond != nullptr && thenBody != nullptr, "if lacks condition or body");
-  KILN_CHECK(cond->dtype.isBool(), "if condition must be bool, got ", cond->dtype.str());
-  auto s = newStmt(StmtKind::kIf);
-  s->value = std::move(cond);
-  s->body = std::move(thenBody);
-  s->elseBody = std::move(elseBody);
-  return s;
-}
-
-Stmt allocate(Buffer buffer, Stmt body) {
-  KILN_CHECK(buffer != nullptr && body != nullptr, "allocate lacks buffer or body");
-  auto s = newStmt(StmtKind::kAllocate);
-  s->buffer = std::move(buffer);
-  s->body = std::move(body);
-  return s;
-}
-
-}  // namespace kiln::kernel
+}  // namespace kiln::tir

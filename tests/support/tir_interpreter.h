@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "kiln/kernel/loop_ir.h"
+#include "kiln/tir/prim_func.h"
 
-namespace kiln::kernel::testing {
+namespace kiln::tir::testing {
 
 // Element storage of one buffer; every dtype is held as double (exact for the integers tests use).
 using Storage = std::vector<double>;
@@ -17,4 +17,4 @@ using Storage = std::vector<double>;
 // out-of-bounds access, a read of an unwritten local element or an unbound variable.
 void interpret(const PrimFunc& f, const std::vector<Storage*>& args);
 
-}  // namespace kiln::kernel::testing
+}  // namespace kiln::tir::testing

@@ -1,0 +1,199 @@
+// The text form of the loop IR. Every construct prints in one unambiguous way (binary operators
+// fully parenthesised, typed immediates, explicit scopes) so that parser.cc reads it back into the
+// same tree.
+#include "kiln/tir/printer.h"
+
+#include <cstdio>
+#include <sstream>
+
+#include "kiln/support/error.h"
+#include "kiln/tir/functor.h"
+
+namespace kiln::tir {
+namespace {
+
+bool isInfix(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::kFloorDiv:
+    case BinaryOp::kFloorMod:
+    case BinaryOp::kMin:
+    case BinaryOp::kMax:
+      return false;
+    default:
+      return true;
+  }
+}
+
+std::string floatText(double v, DataType t) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, t.bits == 32 ? "%.9g" : "%.17g", v);
+  std::string s = buf;
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";  // n: nan, inf
+  if (t.bits == 32) return s + "f";
+  if (t.bits == 64) return s;
+  return "(" + t.str() + ")" + s;
+}
+
+std::string shapeText(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+class ExprPrinter : public Visitor {
+ public:
+  explicit ExprPrinter(std::ostream& os) : os_(os) {}
+
+ protected:
+  void visitLeaf(const ExprNode& e) override {
+    if (e.kind == ExprKind::kFloatImm) {
+      os_ << floatText(e.floatValue, e.dtype);
+    } else if (e.dtype.isBool()) {
+      os_ << (e.intValue != 0 ? "true" : "false");
+    } else if (e.dtype == DataType::int64()) {
+      os_ << e.intValue;
+    } else {
+      os_ << "(" << e.dtype.str() << ")" << e.intValue;
+    }
+  }
+  void visitVar(const ExprNode& e) override { os_ << e.name; }
+  void visitBinary(const ExprNode& e) override {
+    if (isInfix(e.binaryOp)) {
+      infix(e.a, binaryOpName(e.binaryOp), e.b);
+    } else {
+      callLike(binaryOpName(e.binaryOp), {e.a, e.b});
+    }
+  }
+  void visitCompare(const ExprNode& e) override { infix(e.a, compareOpName(e.compareOp), e.b); }
+  void visitSelect(const ExprNode& e) override { callLike("select", {e.a, e.b, e.c}); }
+  void visitLoad(const ExprNode& e) override {
+    os_ << e.buffer->name << "[";
+    visitExpr(e.index);
+    os_ << "]";
+  }
+  void visitCast(const ExprNode& e) override {
+    os_ << "(" << e.dtype.str() << ")";
+    visitExpr(e.a);
+  }
+  void visitCall(const ExprNode& e) override { callLike(intrinsicName(e.intrinsic), e.args); }
+  void visitRamp(const ExprNode& e) override {
+    os_ << "ramp(";
+    visitExpr(e.a);
+    os_ << ", ";
+    visitExpr(e.b);
+    os_ << ", " << e.dtype.lanes << ")";
+  }
+  void visitBroadcast(const ExprNode& e) override {
+    os_ << "broadcast(";
+    visitExpr(e.a);
+    os_ << ", " << e.dtype.lanes << ")";
+  }
+
+ private:
+  void infix(const Expr& a, const char* op, const Expr& b) {
+    os_ << "(";
+    visitExpr(a);
+    os_ << " " << op << " ";
+    visitExpr(b);
+    os_ << ")";
+  }
+  void callLike(const char* name, const std::vector<Expr>& args) {
+    os_ << name << "(";
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (i) os_ << ", ";
+      visitExpr(args[i]);
+    }
+    os_ << ")";
+  }
+
+  std::ostream& os_;
+};
+
+class StmtPrinter : public Visitor {
+ public:
+  StmtPrinter(std::ostream& os, int indent) : os_(os), indent_(indent) {}
+
+ protected:
+  void visitFor(const StmtNode& s) override {
+    line() << (s.forKind == ForKind::kSerial ? "" : std::string(forKindName(s.forKind)) + " ")
+           << "for (" << s.loopVar->name << ", " << printExpr(s.min) << ", " << printExpr(s.extent)
+           << ") {\n";
+    block(s.body);
+    line() << "}\n";
+  }
+  void visitStore(const StmtNode& s) override {
+    line() << s.buffer->name << "[" << printExpr(s.index) << "] = " << printExpr(s.value) << ";\n";
+  }
+  void visitSeq(const StmtNode& s) override {
+    for (size_t i = 0; i < s.seq.size(); ++i) {
+      const Stmt& x = s.seq[i];
+      // A binding scopes the rest of its block; one followed by more statements gets braces so
+      // they stay outside it.
+      bool scoped = x->kind == StmtKind::kLet || x->kind == StmtKind::kAllocate;
+      if (scoped && i + 1 < s.seq.size()) {
+        line() << "{\n";
+        block(x);
+        line() << "}\n";
+      } else {
+        visitStmt(x);
+      }
+    }
+  }
+  void visitLet(const StmtNode& s) override {
+    line() << "const " << s.letVar->dtype.str() << " " << s.letVar->name << " = "
+           << printExpr(s.value) << ";\n";
+    visitStmt(s.body);
+  }
+  void visitIf(const StmtNode& s) override {
+    line() << "if (" << printExpr(s.value) << ") {\n";
+    block(s.body);
+    if (s.elseBody) {
+      line() << "} else {\n";
+      block(s.elseBody);
+    }
+    line() << "}\n";
+  }
+  void visitAllocate(const StmtNode& s) override {
+    line() << s.buffer->dtype.str() << " " << s.buffer->name << shapeText(s.buffer->shape) << ";\n";
+    visitStmt(s.body);
+  }
+
+ private:
+  std::ostream& line() { return os_ << std::string(static_cast<size_t>(indent_) * 2, ' '); }
+  void block(const Stmt& s) {
+    ++indent_;
+    visitStmt(s);
+    --indent_;
+  }
+
+  std::ostream& os_;
+  int indent_;
+};
+
+}  // namespace
+
+std::string printExpr(const Expr& e) {
+  KILN_CHECK(e != nullptr, "printing a null expression");
+  std::ostringstream os;
+  ExprPrinter(os).visitExpr(e);
+  return os.str();
+}
+
+std::string printStmt(const Stmt& s, int indent) {
+  std::ostringstream os;
+  StmtPrinter(os, indent).visitStmt(s);
+  return os.str();
+}
+
+std::string printPrimFunc(const PrimFunc& f) {
+  std::ostringstream os;
+  os << "kernel " << f.name << "(";
+  for (size_t i = 0; i < f.params.size(); ++i) {
+    const Buffer& b = f.params[i];
+    os << (i ? ", " : "") << b->dtype.str() << "* " << b->name << shapeText(b->shape);
+  }
+  os << ") {\n" << printStmt(f.body, 1) << "}\n";
+  return os.str();
+}
+
+}  // namespace kiln::tir
