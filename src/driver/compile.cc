@@ -7,6 +7,7 @@
 #include "kiln/driver/graph_metadata.h"
 #include "kiln/driver/materialize_outputs.h"
 #include "kiln/driver/pipeline.h"
+#include "kiln/driver/target_model.h"
 #include "kiln/frontend/onnx/importer.h"
 #include "kiln/ir/fused_group.h"
 #include "kiln/kernel/lower.h"
@@ -67,12 +68,12 @@ void compileGraph(ir::Graph& graph, const std::string& outputPath, const Compile
 
   std::vector<std::string> outputNames;
   for (const ir::Value* v : graph.outputs()) outputNames.push_back(v->name);
-  ir::runPasses(graph, buildPipeline(options.optLevel), options.dumpIrDir);
+  kernel::ScheduleConfig config;
+  config.target = targetModelOf(target);
+  ir::runPasses(graph, buildPipeline(options.optLevel, config.target.lanes), options.dumpIrDir);
   materializeOutputs(graph);
   std::vector<ir::FusedGroup> groups = ir::collectGroups(graph);
 
-  kernel::ScheduleConfig config;
-  config.vectorLanes = target.vectorLanes();
   std::vector<kernel::LoweredKernel> kernels = lowerAll(groups, options, config);
   transform::MemoryPlan plan = transform::planMemory(graph, groups);
   GraphExecutorModel model = buildGraphMetadata(graph, groups, kernels, plan, outputNames);

@@ -6,16 +6,23 @@
 
 namespace kiln::driver {
 
-std::vector<ir::Pass> buildPipeline(int optLevel) {
+std::vector<ir::Pass> buildPipeline(int optLevel, int64_t lanes) {
   if (optLevel < 0 || optLevel > 3) {
     throw Error(strCat("--opt-level ", optLevel, " is out of range; expected 0, 1, 2 or 3"));
   }
-  std::vector<const char*> names;
+  std::vector<std::string> names;
   if (optLevel >= 1) names = {"fold-constants", "simplify"};
-  if (optLevel >= 2) names.push_back("fold-batch-norm");
+  if (optLevel >= 2) names = {"fold-constants", "simplify", "fold-batch-norm", "convert-layout"};
   if (optLevel >= 3) names.push_back("fuse-ops");
   std::vector<ir::Pass> passes;
-  for (const char* name : names) passes.push_back(transform::findPass(name));
+  for (const std::string& name : names) {
+    if (name == "convert-layout") {
+      // The block is the target's vector width, so a block is one register.
+      passes.push_back({name, [lanes](ir::Graph& g) { transform::convertLayout(g, lanes); }});
+    } else {
+      passes.push_back(transform::findPass(name));
+    }
+  }
   return passes;
 }
 

@@ -45,6 +45,7 @@ Registry& registry() {
     ops::registerPadOps(add);
     ops::registerSplitOps(add);
     ops::registerBlockOps(add);
+    ops::registerBlockedLayoutOps(add);
     return reg;
   }();
   return *r;

@@ -51,7 +51,7 @@ namespace {
 constexpr int64_t kMinParallelElements = 1 << 14;
 
 Stmt flatNest(LowerContext& ctx, int64_t n, const std::function<Stmt(const Index&)>& body) {
-  int64_t lanes = std::max(1, ctx.config().vectorLanes);
+  int64_t lanes = std::max(1, ctx.config().target.lanes);
   int64_t chunk = ctx.knob("chunk", std::max<int64_t>(lanes * 256, 4096));
   chunk = std::max<int64_t>(1, chunk);
   if (n < kMinParallelElements || n <= chunk || ctx.parallelKind() != ForKind::kParallel) {
@@ -98,7 +98,7 @@ Stmt withScalar(LowerContext& ctx, const std::string& hint, const Expr& init,
 Stmt reduceRange(LowerContext& ctx, DataType t, int64_t n, const Expr& init, const Combine& combine,
                  const std::function<Expr(const Expr& k)>& value,
                  const std::function<Stmt(const Expr& result)>& then) {
-  int64_t lanes = std::max(1, ctx.config().vectorLanes);
+  int64_t lanes = std::max(1, ctx.config().target.lanes);
   if (n < 2 * lanes) {
     return withScalar(ctx, "acc", init, [&](const Buffer& acc) {
       Stmt body = loop(ctx, "k", n, ForKind::kSerial, [&](const Expr& k) {

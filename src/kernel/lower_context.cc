@@ -53,7 +53,7 @@ ForKind LowerContext::parallelKind() const {
 }
 
 ForKind LowerContext::vectorKind() const {
-  return config_.vectorLanes > 1 ? ForKind::kVectorized : ForKind::kSerial;
+  return config_.target.lanes > 1 ? ForKind::kVectorized : ForKind::kSerial;
 }
 
 std::string LowerContext::uniqueName(const std::string& hint) {

@@ -152,8 +152,8 @@ Stmt lowerAnchored(LowerContext& ctx, const ir::Node& anchor) {
     for (const ir::Value* v : g.outputs) {
       Buffer out = ctx.param(v);
       Expr x = ctx.accessor(v)(i);
-      KILN_CHECK(x->dtype == out->dtype, "value ", v->name, " computes ", x->dtype.str(),
-                 " but is typed ", out->dtype.str());
+      KILN_CHECK(withLanes(x->dtype, 1) == out->dtype, "value ", v->name, " computes ",
+                 x->dtype.str(), " but is typed ", out->dtype.str());
       stores.push_back(store(out, flatten(i, v->type.shape), x));
     }
     *slot = nullptr;

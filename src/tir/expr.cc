@@ -344,8 +344,9 @@ Expr load(Buffer buffer, Expr index) {
 
 Expr cast(DataType t, Expr a) {
   KILN_CHECK(a, "cast of a null expression");
-  // A scalar target type casts each lane.
+  // A scalar target type casts each lane; a scalar cast to a vector type is broadcast.
   if (t.lanes == 1) t = withLanes(t, a->dtype.lanes);
+  if (a->dtype.lanes == 1 && t.lanes > 1) return broadcast(cast(scalarOf(t), a), t.lanes);
   KILN_CHECK(t.lanes == a->dtype.lanes, "cast of ", a->dtype.str(), " to ", t.str(),
              " changes the vector width");
   if (a->dtype == t) return a;

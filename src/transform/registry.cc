@@ -9,6 +9,7 @@ const std::vector<ir::Pass>& allPasses() {
       {"fold-constants", foldConstants},
       {"simplify", simplify},
       {"fold-batch-norm", foldBatchNorm},
+      {"convert-layout", [](ir::Graph& g) { convertLayout(g, 16); }},
       {"fuse-ops", fuseOps},
   };
   return kPasses;

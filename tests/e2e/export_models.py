@@ -1,5 +1,7 @@
-"""Exports the torchvision classifiers kiln is tested on to ONNX (opset 13, batch 1, 3x224x224,
-random weights from a fixed seed), so tests never download weights.
+"""Exports the networks kiln is tested on to ONNX (opset 13, batch 1, random weights from a fixed
+seed), so tests never download weights: torchvision classifiers (3x224x224 images) and a
+BERT-style encoder (torch.nn.TransformerEncoder: 4 layers, d=256, 4 heads, GELU, sequence 128,
+int64 token ids through an embedding).
 
 Batch-norm statistics are calibrated on a few random batches first: with freshly initialised
 statistics (mean 0, variance 1) some networks' activations shrink layer by layer (MobileNetV2's
@@ -10,17 +12,55 @@ import os
 import torch
 import torchvision
 
+VOCAB = 30522
+SEQ = 128
+
+
+class BertEncoder(torch.nn.Module):
+    """Token and learned position embeddings, LayerNorm, then a TransformerEncoder."""
+
+    def __init__(self, d: int = 256, heads: int = 4, layers: int = 4):
+        super().__init__()
+        self.tokens = torch.nn.Embedding(VOCAB, d)
+        self.positions = torch.nn.Parameter(torch.randn(1, SEQ, d) * 0.02)
+        self.norm = torch.nn.LayerNorm(d)
+        layer = torch.nn.TransformerEncoderLayer(d, heads, 4 * d, dropout=0.0, activation="gelu",
+                                                 batch_first=True)
+        self.encoder = torch.nn.TransformerEncoder(layer, layers)
+
+    def forward(self, ids):
+        return self.encoder(self.norm(self.tokens(ids) + self.positions))
+
+
 MODELS = {
     "resnet18": torchvision.models.resnet18,
     "resnet50": torchvision.models.resnet50,
     "mobilenet_v2": torchvision.models.mobilenet_v2,
     "squeezenet1_1": torchvision.models.squeezenet1_1,
+    "bert_encoder": BertEncoder,
 }
+
+# The input each model takes: name, shape, dtype.
+INPUTS = {name: ("input", (1, 3, 224, 224), "float32") for name in MODELS}
+INPUTS["bert_encoder"] = ("input_ids", (1, SEQ), "int64")
+
+
+def export_bert(path: str) -> None:
+    torch.manual_seed(0)
+    model = BertEncoder().eval()
+    ids = torch.randint(0, VOCAB, (1, SEQ), dtype=torch.int64)
+    tmp = path + ".tmp"
+    torch.onnx.export(model, ids, tmp, opset_version=13, input_names=["input_ids"],
+                      output_names=["output"])
+    os.replace(tmp, path)
 
 
 def export(name: str, out_dir: str) -> str:
     path = os.path.join(out_dir, f"{name}.onnx")
     if os.path.exists(path):
+        return path
+    if name == "bert_encoder":
+        export_bert(path)
         return path
     torch.manual_seed(0)
     model = MODELS[name](weights=None)

@@ -1,6 +1,7 @@
 // Runs an ONNX model with ONNX Runtime (npm onnxruntime-node), the reference kiln is checked
 // against. Usage: node ort_run.js MODEL.onnx IN.bin DIMS OUT.bin [--threads N] [--time REPEAT]
-// IN.bin / OUT.bin hold raw little-endian float32; DIMS is "1,3,224,224". With --time it prints
+// [--dtype float32|int64]. IN.bin holds the one input raw little-endian (float32 unless --dtype
+// says int64), OUT.bin receives the first output as raw float32; DIMS is "1,3,224,224". With --time it prints
 // one JSON line of latency statistics (ms) over REPEAT runs after one warm-up, and the time the
 // session took to create (ONNX Runtime's graph optimisation: its "compile time").
 const fs = require('fs');
@@ -20,7 +21,9 @@ function stats(ms) {
 
 async function main() {
   const [model, inPath, dims, outPath, ...rest] = process.argv.slice(2);
-  const opt = (k) => { const i = rest.indexOf(k); return i >= 0 ? Number(rest[i + 1]) : undefined; };
+  const str = (k) => { const i = rest.indexOf(k); return i >= 0 ? rest[i + 1] : undefined; };
+  const opt = (k) => (str(k) === undefined ? undefined : Number(str(k)));
+  const dtype = str('--dtype') || 'float32';
   const threads = opt('--threads') || 1;
   const repeat = opt('--time');
   const created = process.hrtime.bigint();
@@ -28,8 +31,9 @@ async function main() {
     intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all'});
   const createMs = Number(process.hrtime.bigint() - created) / 1e6;
   const buf = fs.readFileSync(inPath);
-  const data = new Float32Array(buf.buffer, buf.byteOffset, buf.length / 4);
-  const feeds = {[session.inputNames[0]]: new ort.Tensor('float32', data, dims.split(',').map(Number))};
+  const bytes = new Uint8Array(buf).buffer;  // a private, aligned copy
+  const data = dtype === 'int64' ? new BigInt64Array(bytes) : new Float32Array(bytes);
+  const feeds = {[session.inputNames[0]]: new ort.Tensor(dtype, data, dims.split(',').map(Number))};
   let result = await session.run(feeds);
   const out = result[session.outputNames[0]].data;
   fs.writeFileSync(outPath, Buffer.from(out.buffer, out.byteOffset, out.byteLength));

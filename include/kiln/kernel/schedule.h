@@ -5,6 +5,8 @@
 #include <map>
 #include <string>
 
+#include "kiln/kernel/target_model.h"
+
 namespace kiln::kernel {
 
 // Local buffers (loop IR `allocate`) live on the stack of the thread running the kernel, because
@@ -16,7 +18,7 @@ inline constexpr int64_t kMaxLocalBufferBytes = 128 * 1024;
 inline constexpr int64_t kMaxLocalBytesPerKernel = 192 * 1024;
 
 struct ScheduleConfig {
-  int vectorLanes = 16;  // fp32 lanes of the target's widest vector (16 for AVX-512, 8 for AVX2)
+  TargetModel target;    // registers, vector width and caches behind the default schedules
   bool parallel = true;  // mark outer loops parallel (the runtime's pool runs them)
   // Per-kernel knob overrides, "kernel_name/knob" -> value (from tuning records).
   std::map<std::string, int64_t> knobs;

@@ -22,6 +22,14 @@ void simplify(ir::Graph& graph);
 // per-channel scale and shift.
 void foldBatchNorm(ir::Graph& graph);
 
+// convert-layout: runs 2-D convolution chains in the channel-blocked layout NCHW[b]c (b = BLOCK,
+// the target's fp32 vector lanes): float32 Conv with constant weights (group 1 or depthwise)
+// becomes kiln.ConvBlocked with weights packed here; pools, finite-preserving elementwise ops and
+// channel Concats (of whole blocks) that consume blocked values run blocked too;
+// kiln.LayoutTransform nodes convert at the edges of each chain. BLOCK <= 1 leaves the graph as it
+// is. Registered with BLOCK = 16; the driver runs it with the target's lanes.
+void convertLayout(ir::Graph& graph, int64_t block);
+
 // fuse-ops: sets Node::group. The contract with kernel lowering (kernel/lower.h) is that every
 // group has one of these forms:
 //  (a) anchor: one kComplex or kReduction op, followed by a chain of kElementwise/kBroadcast ops,

@@ -178,6 +178,28 @@ int Target::vectorLanes() const {
   return 1;
 }
 
+std::string Target::isaName() const {
+  llvm::Triple tt(triple);
+  int lanes = vectorLanes();
+  if (tt.isX86()) {
+    if (lanes == 16) return "avx512";
+    if (lanes == 8) {
+      return subtargetInfo(triple, cpu, features)->checkFeatures("+avx2") ? "avx2" : "avx";
+    }
+    return lanes == 4 ? "sse" : "scalar";
+  }
+  if ((tt.isAArch64() || tt.isARM()) && lanes == 4) return "neon";
+  return "scalar";
+}
+
+int Target::vectorRegisters() const {
+  llvm::Triple tt(triple);
+  if (tt.isAArch64()) return 32;
+  if (tt.isX86() && tt.isArch64Bit()) return vectorLanes() == 16 ? 32 : 16;
+  if (tt.isX86()) return 8;
+  return 16;
+}
+
 std::string Target::str() const {
   std::string s = strCat("llvm -mtriple=", triple, " -mcpu=", cpu);
   if (!features.empty()) s += " -mattr=" + features;

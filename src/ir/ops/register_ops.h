@@ -26,5 +26,6 @@ void registerVariadicOps(const OpAdder& add);
 void registerPadOps(const OpAdder& add);
 void registerSplitOps(const OpAdder& add);
 void registerBlockOps(const OpAdder& add);
+void registerBlockedLayoutOps(const OpAdder& add);
 
 }  // namespace kiln::ir::ops

@@ -17,6 +17,7 @@ LoweringTable buildTable() {
   addSoftmaxLowerings(t);
   addReduceLowerings(t);
   addBatchNormLowerings(t);
+  addBlockedLayoutLowerings(t);
   return t;
 }
 

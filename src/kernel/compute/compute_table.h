@@ -39,11 +39,17 @@ void addMatmulLowerings(LoweringTable& table);
 void addSoftmaxLowerings(LoweringTable& table);
 void addReduceLowerings(LoweringTable& table);
 void addBatchNormLowerings(LoweringTable& table);
+void addBlockedLayoutLowerings(LoweringTable& table);  // kiln.ConvBlocked, PoolBlocked, ...
 
 // Helpers shared by the families.
 
 // ConvTranspose (conv_transpose.cc), registered with the conv family.
 Stmt emitConvTranspose(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn);
+// The blocked-layout family: conv_blocked.cc (group 1), dwconv_blocked.cc (depthwise),
+// layout_transform.cc.
+Stmt emitConvBlocked(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn);
+Stmt emitDepthwiseBlocked(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn);
+OpLowering layoutTransformLowering();
 
 // Input I of NODE at the numpy broadcast of output index OUT_IDX; null for an omitted input.
 Expr inputAt(LowerContext& ctx, const ir::Node& node, size_t i, const Index& outIdx);

@@ -300,7 +300,7 @@ Stmt emitConv(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn) {
   }
   DataType t = node.outputs[0]->type.dtype;
   if (!t.isFloat()) unsupported(node, strCat("dtype ", t.str(), "; expected a float type"));
-  int64_t lanes = std::max(1, ctx.config().vectorLanes);
+  int64_t lanes = std::max(1, ctx.config().target.lanes);
   // Register tiles stay register-sized even under odd knob values, so every accumulator fits
   // the stack budget of local buffers.
   int64_t accCap = localElementsCap(t, 2 * kAccBuffers);

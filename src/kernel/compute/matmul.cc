@@ -78,7 +78,7 @@ Stmt axpyTile(LowerContext& ctx, const Matmul& mm, const StoreFn& storeFn, const
 // tiles. A ragged last tile is shifted left to overlap its neighbour (recomputing a few columns,
 // which store the same values) so every tile has the same constant width.
 Stmt emitAxpy(LowerContext& ctx, const Matmul& mm, const StoreFn& storeFn) {
-  int64_t lanes = std::max(1, ctx.config().vectorLanes);
+  int64_t lanes = std::max(1, ctx.config().target.lanes);
   // Register tiles stay within the stack budget of local buffers even under odd knob values.
   int64_t cap = localElementsCap(mm.t, 2);
   int64_t mTile = pickTile(std::min(cap, ctx.knob("m_tile", 4)), mm.m);
@@ -110,7 +110,7 @@ Stmt emitAxpy(LowerContext& ctx, const Matmul& mm, const StoreFn& storeFn) {
 // B contiguous along K (transB): a block of mTile x nTile dot products, each kept as one partial
 // sum per vector lane in registers, reduced across lanes at the end.
 Stmt emitDot(LowerContext& ctx, const Matmul& mm, const StoreFn& storeFn) {
-  int64_t lanes = std::max(1, ctx.config().vectorLanes);
+  int64_t lanes = std::max(1, ctx.config().target.lanes);
   // One partial sum per lane of each dot product, within the stack budget of local buffers.
   int64_t cap = std::max<int64_t>(1, localElementsCap(mm.t, 2) / lanes);
   int64_t mTile = pickTile(std::min(cap, ctx.knob("m_tile", 2)), mm.m);

@@ -19,13 +19,6 @@ Index outIndex(size_t rank, const Expr& nc, int64_t channels, const Expr& oh, co
   return {n, c, oh, ow};
 }
 
-// Taps of window dim W that lie inside the padded input [-padBegin, in + padEnd) for output O.
-Expr paddedTaps(const WindowDim& w, const Expr& o) {
-  Expr start = o * intImm(w.stride) - intImm(w.padBegin);
-  Expr reach = ceilDivBy(intImm(w.in + w.padEnd) - start, w.dilation);
-  return clampTo(reach, 0, w.kernel);
-}
-
 Stmt emitPool(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn, PoolKind kind) {
   const ir::Value* xv = node.inputs[0];
   const Dims& xs = xv->type.shape;
@@ -91,7 +84,7 @@ Stmt emitPool(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn, P
         Expr ow = ow0 + j;
         Expr v = load(acc, j);
         if (kind == PoolKind::kAverage) {
-          Expr count = includePad ? paddedTaps(wy, oh) * paddedTaps(wx, ow)
+          Expr count = includePad ? wy.paddedTaps(oh) * wx.paddedTaps(ow)
                                   : max(intImm(0), wy.tapHi(oh) - wy.tapLo(oh)) *
                                         max(intImm(0), wx.tapHi(ow) - wx.tapLo(ow));
           v = v / cast(t, max(count, intImm(1)));

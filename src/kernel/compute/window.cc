@@ -59,4 +59,9 @@ std::vector<WindowDim> resolveWindow(const ir::Node& node, const Dims& inShape,
   return dims;
 }
 
+Expr WindowDim::paddedTaps(const Expr& o) const {
+  Expr start = o * intImm(stride) - intImm(padBegin);
+  return clampTo(ceilDivBy(intImm(in + padEnd) - start, dilation), 0, kernel);
+}
+
 }  // namespace kiln::kernel

@@ -32,6 +32,9 @@ struct WindowDim {
   // [lo, hi) of taps that read inside the input for output O.
   Expr tapLo(const Expr& o) const;
   Expr tapHi(const Expr& o) const;
+  // Taps that lie inside the padded input [-padBegin, in + padEnd) for output O (what an average
+  // pool with count_include_pad divides by).
+  Expr paddedTaps(const Expr& o) const;
 };
 
 // Resolves strides, dilations and pads (explicit or auto_pad) of NODE for the spatial dims of

@@ -154,9 +154,9 @@ struct Schedule {
 
 std::vector<Schedule> schedules() {
   ScheduleConfig avx2;
-  avx2.vectorLanes = 8;
+  avx2.target = TargetModel::avx2();
   ScheduleConfig serial;
-  serial.vectorLanes = 1;
+  serial.target = TargetModel::scalar();
   serial.parallel = false;
   return {{ScheduleConfig{}, {}},
           {avx2, {{"pad_rows", 0}, {"oc_tile", 2}, {"ow_tile", 3}}},

@@ -21,6 +21,11 @@ struct Target {
 
   // fp32 lanes of the widest vector unit the features enable (16, 8, 4 or 1).
   int vectorLanes() const;
+  // The vector instruction set kiln generates for: avx512, avx2, avx, sse, neon or scalar.
+  std::string isaName() const;
+  // Architectural vector registers of that instruction set (32 for AVX-512 and AArch64, 16 for
+  // AVX/SSE).
+  int vectorRegisters() const;
   std::string str() const;  // "llvm -mtriple=... -mcpu=... -mattr=..."
   Json toJson() const;
 };

@@ -1,0 +1,285 @@
+// kiln.ConvBlocked, group 1: a direct convolution into NCHW[b]c whose inner loop is the gemm
+// micro-kernel. A tile is MR output pixels of one row by NV output-channel blocks; its reduction
+// runs over input-channel blocks, kernel rows and columns and the channels of a block, with the
+// pixel's input value broadcast and a packed weight vector per output block.
+//
+// Work: a task is (image, group of NV output blocks, block of rows), so each thread keeps its own
+// weights hot and every task covers whole rows. Rows near the top and bottom clip their kernel
+// rows; with horizontal padding, each row's input window is first copied into a zero-padded local
+// buffer (about 1% of the tile work), so every tile reads without bounds checks. A 1x1, stride-1,
+// unpadded conv runs its pixels as one long row.
+#include <algorithm>
+
+#include "../loop_builder.h"
+#include "../tile_model.h"
+#include "compute_table.h"
+#include "conv_blocked_shape.h"
+#include "kiln/kernel/ukernel.h"
+#include "kiln/support/error.h"
+
+namespace kiln::kernel {
+namespace {
+
+// What every tile of one output row shares: image, first output block, row, kernel rows.
+struct RowCtx {
+  Expr n, ocb0, oh, khLo, nKh;
+};
+
+class ConvBlockedKernel {
+ public:
+  ConvBlockedKernel(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn)
+      : ctx_(ctx), node_(node), storeFn_(storeFn), s_(convBlockedShape(node)) {
+    xv_ = node.inputs[0];
+    wv_ = node.inputs[1];
+    bv_ = hasInput(node, 2) ? node.inputs[2] : nullptr;
+    t_ = node.outputs[0]->type.dtype;
+    L_ = s_.block;
+    flat_ = s_.kh == 1 && s_.kw == 1 && s_.sy == 1 && s_.sx == 1 &&
+            s_.pt + s_.pb + s_.pl + s_.pr == 0 && !s_.plainInput;
+    rows_ = flat_ ? 1 : s_.oh;
+    cols_ = flat_ ? s_.oh * s_.ow : s_.ow;
+    GemmTileChoice tile = chooseGemmTile(ctx.config().target, cols_, s_.ocb);
+    mr_ = static_cast<int>(std::clamp<int64_t>(ctx.knob("mr", tile.mr), 1, cols_));
+    nv_ = static_cast<int>(std::clamp<int64_t>(ctx.knob("nv", tile.nv), 1, s_.ocb));
+    padded_ = s_.pl + s_.pr > 0;
+    planSegments();
+  }
+
+  Stmt emit() {
+    int64_t groups = ceilDiv(s_.ocb, nv_);
+    int64_t perImage = groups * rows_;
+    // About 32 tasks when the problem allows: enough for the pool to balance, few enough that a
+    // task reuses its weights over several rows.
+    int64_t rowsPerTask =
+        std::clamp<int64_t>(ctx_.knob("rows_per_task", s_.n * perImage / 32), 1, rows_);
+    int64_t rowBlocks = ceilDiv(rows_, rowsPerTask);
+    int64_t tasks = s_.n * groups * rowBlocks;
+    return loop(ctx_, "task", tasks, ctx_.parallelKind(), [&](const Expr& task) {
+      Index d{binary(BinaryOp::kFloorMod, task, intImm(rowBlocks)),
+              binary(BinaryOp::kFloorMod, floorDivBy(task, rowBlocks), intImm(groups)),
+              floorDivBy(task, rowBlocks * groups)};
+      return bindVars(ctx_, {"rb", "g", "n"}, d, [&](const Index& v) {
+        const Expr &rb = v[0], &g = v[1], &n = v[2];
+        int tail = static_cast<int>(s_.ocb % nv_);
+        auto body = [&](int nv) { return groupRows(n, g, rb, rowsPerTask, nv); };
+        Stmt s = tail == 0 ? body(nv_)
+                           : ifThenElse(compare(CompareOp::kLT, g, intImm(groups - 1)), body(nv_),
+                                        body(tail));
+        return xpad_ != nullptr ? allocate(xpad_, s) : s;
+      });
+    });
+  }
+
+ private:
+  // The rows of one task for output blocks [g*NV, g*NV + nv).
+  Stmt groupRows(const Expr& n, const Expr& g, const Expr& rb, int64_t rowsPerTask, int nv) {
+    Expr first = rb * intImm(rowsPerTask);
+    Expr count = rows_ % rowsPerTask == 0 ? intImm(rowsPerTask)
+                                          : min(intImm(rowsPerTask), intImm(rows_) - first);
+    return loopRange(ctx_, "oh", first, count, ForKind::kSerial,
+                     [&](const Expr& oh) { return row(n, g * intImm(nv_), oh, nv); });
+  }
+
+  // The kernel rows output row OH reads inside the input: [khLo, khLo + nKh).
+  Stmt withKernelRows(const Expr& oh, const std::function<Stmt(const Expr&, const Expr&)>& body) {
+    if (s_.pt + s_.pb == 0 || flat_) return body(intImm(0), intImm(s_.kh));
+    // Kernel row k reads input row oh*sy - pt + k*dy, inside when 0 <= it < H.
+    Expr top = oh * intImm(s_.sy) - intImm(s_.pt);
+    Expr lo = max(intImm(0), ceilDivBy(intImm(0) - top, s_.dy));
+    Expr hi = min(intImm(s_.kh), floorDivBy(intImm(s_.h - 1) - top, s_.dy) + intImm(1));
+    return bindVars(ctx_, {"kh_lo", "kh_n"}, {lo, max(intImm(0), hi - lo)},
+                    [&](const Index& v) { return body(v[0], v[1]); });
+  }
+
+  Stmt row(const Expr& n, const Expr& ocb0, const Expr& oh, int nv) {
+    return withKernelRows(oh, [&](const Expr& khLo, const Expr& nKh) {
+      RowCtx rc{n, ocb0, oh, khLo, nKh};
+      std::vector<Stmt> segs;
+      for (int64_t s0 = 0; s0 < cols_; s0 += segment_) {
+        int64_t width = std::min(segment_, cols_ - s0);
+        std::vector<Stmt> parts;
+        // With one chunk the window is filled once for all tiles of the segment; with several,
+        // each tile is its own segment and fills each chunk before reducing over it.
+        if (xpad_ != nullptr && chunks_ == 1) parts.push_back(fillWindow(rc, s0, width, intImm(0)));
+        int64_t full = width / mr_, rem = width % mr_;
+        parts.push_back(loop(ctx_, "tile", full, ForKind::kSerial, [&](const Expr& t) {
+          return tile(rc, s0, width, intImm(s0) + t * intImm(mr_), mr_, nv);
+        }));
+        if (rem > 0) {
+          parts.push_back(tile(rc, s0, width, intImm(s0 + full * mr_), static_cast<int>(rem), nv));
+        }
+        segs.push_back(seq(parts));
+      }
+      return seq(segs);
+    });
+  }
+
+  // Channels per A element step: 1 for a plain input, the block for a blocked one.
+  int64_t inBlock() const { return s_.plainInput ? 1 : L_; }
+  // Input channel groups the reduction runs over (blocks, or channels for a plain input).
+  int64_t inGroups() const { return s_.plainInput ? s_.ic : s_.icb; }
+
+  // Copies input rows [khLo, khLo+nKh) of the window of output columns [s0, s0+width), for the
+  // input channel groups of chunk CHUNK, into xpad[group][k][column][inBlock], zero outside the
+  // input.
+  Stmt fillWindow(const RowCtx& rc, int64_t s0, int64_t width, const Expr& chunk) {
+    int64_t cols = windowColumns(width), e = inBlock();
+    Expr top = rc.oh * intImm(s_.sy) - intImm(s_.pt);
+    Expr first = chunk * intImm(chunkGroups_);
+    return loopRange(
+        ctx_, "ig", intImm(0), chunkExtent(first), ForKind::kSerial, [&](const Expr& ig) {
+          return loopRange(ctx_, "k", intImm(0), rc.nKh, ForKind::kSerial, [&](const Expr& k) {
+            Expr ih = top + (rc.khLo + k) * intImm(s_.dy);
+            Expr src =
+                ((rc.n * intImm(inGroups()) + first + ig) * intImm(s_.h) + ih) * intImm(s_.w * e);
+            Expr dst = (ig * intImm(s_.kh) + k) * intImm(window_ * e);
+            return bindVars(ctx_, {"src", "dst"}, {src, dst}, [&](const Index& p) {
+              return loop(ctx_, "c", cols, ForKind::kSerial, [&](const Expr& c) {
+                Expr iw = intImm(s0 * s_.sx - s_.pl) + c;  // input column of window column c
+                Expr inside = compare(CompareOp::kGE, iw, intImm(0)) &&
+                              compare(CompareOp::kLT, iw, intImm(s_.w));
+                Expr at = min(max(iw, intImm(0)), intImm(s_.w - 1)) * intImm(e);
+                Expr lanes = e == 1 ? Expr() : ramp(intImm(0), intImm(1), static_cast<int>(e));
+                Expr from = lanes ? at + lanes : at;
+                Expr to = lanes ? c * intImm(e) + lanes : c;
+                Expr v = ctx_.readFlat(xv_, p[0] + from);
+                return store(xpad_, p[1] + to, select(inside, v, constant(0, v->dtype)));
+              });
+            });
+          });
+        });
+  }
+
+  // Input channel groups in the chunk starting at group FIRST.
+  Expr chunkExtent(const Expr& first) const {
+    if (chunks_ == 1) return intImm(inGroups());
+    return min(intImm(chunkGroups_), intImm(inGroups()) - first);
+  }
+
+  int64_t windowColumns(int64_t width) const {
+    return (width - 1) * s_.sx + (s_.kw - 1) * s_.dx + 1;
+  }
+
+  // Segments of columns whose input windows fit the local-buffer budget (usually one per row);
+  // when even one tile's window over all input channels does not fit, the reduction is split
+  // into chunks of input channel groups that do.
+  void planSegments() {
+    segment_ = cols_;
+    chunkGroups_ = inGroups();
+    chunks_ = 1;
+    if (!padded_) return;
+    int64_t perGroupColumn = s_.kh * inBlock() * static_cast<int64_t>(t_.bytes());
+    int64_t accBytes = int64_t{mr_} * nv_ * L_ * static_cast<int64_t>(t_.bytes()) * 2;
+    int64_t budget = std::min(kMaxLocalBufferBytes, kMaxLocalBytesPerKernel - accBytes);
+    auto fits = [&](int64_t width, int64_t groups) {
+      return windowColumns(width) * groups * perGroupColumn <= budget;
+    };
+    while (segment_ > mr_ && !fits(segment_, chunkGroups_)) {
+      segment_ = std::max<int64_t>(mr_, (segment_ / 2 + mr_ - 1) / mr_ * mr_);
+    }
+    if (!fits(segment_, chunkGroups_)) {
+      while (mr_ > 1 && !fits(mr_, 1)) --mr_;
+      segment_ = mr_;
+      chunkGroups_ = std::max<int64_t>(1, budget / (windowColumns(mr_) * perGroupColumn));
+      chunks_ = ceilDiv(inGroups(), chunkGroups_);
+      if (!fits(mr_, 1)) {
+        unsupported(node_, strCat("one kernel row of one input channel group spans ",
+                                  windowColumns(1) * perGroupColumn,
+                                  " bytes, more than the local buffer budget"));
+      }
+    }
+    window_ = windowColumns(segment_);
+    xpad_ = ctx_.localBuffer("xpad", t_, {chunkGroups_, s_.kh, window_, inBlock()});
+  }
+
+  // One MR x NV tile at output columns [ow0, ow0 + mr) of the row, in the segment of WIDTH columns
+  // starting at S0.
+  Stmt tile(const RowCtx& rc, int64_t s0, int64_t width, const Expr& ow0, int mr, int nv) {
+    const Expr &n = rc.n, &ocb0 = rc.ocb0, &oh = rc.oh, &khLo = rc.khLo, &nKh = rc.nKh;
+    int64_t e = inBlock();
+    Buffer acc = ctx_.localBuffer("acc", t_, {int64_t{mr} * nv * L_});
+    Expr lanes = ramp(intImm(0), intImm(1), static_cast<int>(L_));
+    auto accAt = [&](int r, int v) { return intImm((int64_t{r} * nv + v) * L_) + lanes; };
+    std::vector<Stmt> init, out;
+    for (int r = 0; r < mr; ++r) {
+      for (int v = 0; v < nv; ++v) {
+        Expr ocb = ocb0 + intImm(v);
+        Expr b = bv_ != nullptr ? ctx_.readFlat(bv_, ocb * intImm(L_) + lanes) : constant(0, t_);
+        init.push_back(store(acc, accAt(r, v), b));
+        Expr col = ow0 + intImm(r);
+        Index idx = flat_ ? Index{n, ocb, floorDivBy(col, s_.ow),
+                                  binary(BinaryOp::kFloorMod, col, intImm(s_.ow)), lanes}
+                          : Index{n, ocb, oh, col, lanes};
+        out.push_back(storeFn_(idx, load(acc, accAt(r, v))));
+      }
+    }
+    ukernel::GemmTile spec;
+    spec.mr = mr;
+    spec.nv = nv;
+    spec.aRowStride = s_.sx * e;
+    int64_t wPerBlock =
+        s_.plainInput ? s_.ic * s_.kh * s_.kw * L_ : s_.icb * s_.kh * s_.kw * L_ * L_;
+    spec.bVectorStride = wPerBlock;
+    // Packed weights: [OC/b][group][KH][KW]([b in])[b out]; one kernel tap is wKw elements.
+    int64_t wKw = s_.plainInput ? L_ : L_ * L_;
+    int64_t wKh = s_.kw * wKw, wIg = s_.kh * wKh;
+    Expr aBase, bBase = ocb0 * intImm(wPerBlock) + khLo * intImm(wKh);
+    Buffer a;
+    int64_t aIg, aKh;
+    if (xpad_ != nullptr) {
+      a = xpad_;
+      aIg = s_.kh * window_ * e;
+      aKh = window_ * e;
+      aBase = (ow0 - intImm(s0)) * intImm(s_.sx * e);
+    } else {
+      a = ctx_.param(xv_);
+      aIg = s_.h * s_.w * e;
+      aKh = s_.dy * s_.w * e;
+      Expr ih0 = oh * intImm(s_.sy) - intImm(s_.pt) + khLo * intImm(s_.dy);
+      aBase = ((n * intImm(inGroups())) * intImm(s_.h) + ih0) * intImm(s_.w * e) +
+              ow0 * intImm(s_.sx * e);
+      if (flat_) aBase = n * intImm(inGroups() * s_.h * s_.w * e) + ow0 * intImm(e);
+    }
+    spec.unroll = static_cast<int>(ctx_.knob("unroll", s_.plainInput ? s_.kw : 4));
+    NameFn names = [this](const std::string& hint) { return ctx_.freshVar(hint)->name; };
+    auto reduce = [&](const Expr& chunk) {
+      Expr first = chunk * intImm(chunkGroups_);
+      ukernel::GemmTile c = spec;
+      c.loops = {{chunkExtent(first), aIg, wIg}, {nKh, aKh, wKh}, {intImm(s_.kw), s_.dx * e, wKw}};
+      if (!s_.plainInput) c.loops.push_back({intImm(L_), 1, L_});
+      Expr aAt = xpad_ != nullptr ? aBase : aBase + first * intImm(aIg);
+      return ukernel::gemmTile(c, ctx_.config().target,
+                               {a, ctx_.param(wv_), acc, aAt, bBase + first * intImm(wIg)}, names);
+    };
+    Stmt body = chunks_ == 1 ? reduce(intImm(0))
+                             : loop(ctx_, "chunk", chunks_, ForKind::kSerial, [&](const Expr& c) {
+                                 return seq({fillWindow(rc, s0, width, c), reduce(c)});
+                               });
+    return allocate(acc, seq({seq(init), body, seq(out)}));
+  }
+
+  using NameFn = ukernel::NameFn;
+
+  LowerContext& ctx_;
+  const ir::Node& node_;
+  const StoreFn& storeFn_;
+  ConvBlockedShape s_;
+  const ir::Value *xv_, *wv_, *bv_;
+  DataType t_;
+  int64_t L_;
+  bool flat_, padded_;
+  int64_t rows_, cols_;
+  int mr_, nv_;
+  int64_t segment_ = 0, window_ = 0;
+  int64_t chunkGroups_ = 1, chunks_ = 1;
+  Buffer xpad_;
+};
+
+}  // namespace
+
+Stmt emitConvBlocked(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn) {
+  if (node.attrs.getInt("group", 1) != 1) return emitDepthwiseBlocked(ctx, node, storeFn);
+  return ConvBlockedKernel(ctx, node, storeFn).emit();
+}
+
+}  // namespace kiln::kernel
