@@ -39,11 +39,11 @@ inline void cpuRelax() {
 #endif
 }
 
-// Chunk I of N over [0, extent): contiguous, sizes differ by at most one.
-std::pair<int64_t, int64_t> chunkRange(int64_t extent, int64_t n, int64_t i) {
-  int64_t base = extent / n, rem = extent % n;
-  int64_t begin = base * i + std::min(i, rem);
-  return {begin, begin + base + (i < rem ? 1 : 0)};
+// Iterations a participant takes at a time: about four grabs per participant, so a thread that
+// finishes early takes over work of one that is slow, while neighbouring iterations (which often
+// share data) stay on one thread.
+int64_t grainOf(int64_t extent, int64_t participants) {
+  return std::max<int64_t>(1, extent / (participants * 4));
 }
 
 }  // namespace
@@ -60,20 +60,27 @@ struct ThreadPool::Impl {
   // The running loop; written under m before `generation` moves.
   const std::function<int32_t(int64_t, int64_t)>* fn = nullptr;
   int64_t extent = 0;
-  int64_t numChunks = 0;
-  std::atomic<int64_t> pending{0};  // worker chunks not yet finished
+  int64_t numChunks = 0;  // participants in the running loop, the caller included
+  int64_t grain = 1;
+  std::atomic<int64_t> next{0};     // first iteration not yet taken
+  std::atomic<int64_t> pending{0};  // participating workers not yet finished
   std::atomic<int32_t> status{0};
   std::exception_ptr error;  // guarded by m
 
-  void runChunk(int64_t i) {
-    auto [begin, end] = chunkRange(extent, numChunks, i);
-    try {
-      int32_t s = (*fn)(begin, end);
-      int32_t zero = 0;
-      if (s != 0) status.compare_exchange_strong(zero, s);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(m);
-      if (!error) error = std::current_exception();
+  // Takes GRAIN iterations at a time until none are left (or one failed).
+  void runChunks() {
+    for (;;) {
+      int64_t begin = next.fetch_add(grain);
+      if (begin >= extent || status.load() != 0) return;
+      try {
+        int32_t s = (*fn)(begin, std::min(extent, begin + grain));
+        int32_t zero = 0;
+        if (s != 0) status.compare_exchange_strong(zero, s);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(m);
+        if (!error) error = std::current_exception();
+        status.store(-1);
+      }
     }
   }
 
@@ -89,7 +96,7 @@ struct ThreadPool::Impl {
       // keeps that loop open until the worker has run its chunk.
       if (index >= numChunks) continue;
       lock.unlock();
-      runChunk(index);
+      runChunks();
       if (pending.fetch_sub(1) == 1) {
         std::lock_guard<std::mutex> relock(m);  // the caller may be between its check and wait
         done.notify_one();
@@ -123,6 +130,8 @@ struct ThreadPool::Impl {
       fn = &body;
       extent = n;
       numChunks = std::min<int64_t>(n, static_cast<int64_t>(workers.size()) + 1);
+      grain = grainOf(n, numChunks);
+      next.store(0);
       pending.store(numChunks - 1);
       status.store(0);
       error = nullptr;
@@ -131,7 +140,7 @@ struct ThreadPool::Impl {
     wake.notify_all();
 
     tInsideLoop = true;
-    runChunk(0);
+    runChunks();
     tInsideLoop = false;
 
     for (int i = 0; i < kSpinIterations && pending.load() != 0; ++i) cpuRelax();

@@ -10,6 +10,7 @@ const std::vector<ir::Pass>& allPasses() {
       {"simplify", simplify},
       {"fold-batch-norm", foldBatchNorm},
       {"convert-layout", [](ir::Graph& g) { convertLayout(g, 16); }},
+      {"pack-matmul", [](ir::Graph& g) { packMatmul(g, 16); }},
       {"fuse-ops", fuseOps},
   };
   return kPasses;

@@ -60,5 +60,25 @@ TEST(MatMul, BatchBroadcastingAndVectors) {
   });
 }
 
+// A constant right-hand side is packed at compile time (pack-matmul) and every leading dim of A
+// becomes a GEMM row: sizes that are not multiples of any tile (197 rows, 129 columns, odd K).
+TEST(MatMul, ConstantRightHandSideOfAnySize) {
+  checkAtAllLevels([](OpGraph& g) {
+    struct Case {
+      Shape a, b;
+    };
+    uint32_t seed = 80;
+    for (Case c :
+         {Case{{197, 192}, {192, 768}}, Case{{1, 129, 64}, {64, 129}}, Case{{2, 3, 17}, {17, 33}},
+          Case{{5}, {5, 40}}, Case{{128, 1, 24}, {24, 7}}, Case{{3, 300}, {300, 1}}}) {
+      HostTensor a = randomTensor(c.a, seed++);
+      HostTensor b = randomTensor(c.b, seed++);
+      ir::Value* y = g.node("MatMul", {g.input(a), g.constant(b)});
+      g.expect(y, refMatMul(a, b),
+               strCat("MatMul ", runtime::shapeStr(c.a), " x constant ", runtime::shapeStr(c.b)));
+    }
+  });
+}
+
 }  // namespace
 }  // namespace kiln::optest

@@ -18,8 +18,10 @@ class ThreadPool {
   // KILN_NUM_THREADS when it is a positive integer, else the hardware concurrency (at least 1).
   static int defaultNumThreads();
 
-  // Calls fn(begin, end) on contiguous chunks covering [0, extent), the calling thread taking
-  // one chunk; returns when all chunks are done. Returns the first non-zero status.
+  // Calls fn(begin, end) on contiguous chunks covering [0, extent), each taken by whichever
+  // thread is free (the calling thread included), a few chunks per thread so that uneven
+  // iterations balance out; returns when all are done. Returns the first non-zero status; chunks
+  // not yet started when one fails are skipped.
   int32_t parallelFor(int64_t extent, const std::function<int32_t(int64_t, int64_t)>& fn);
 
   ~ThreadPool();

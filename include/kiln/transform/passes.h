@@ -30,6 +30,13 @@ void foldBatchNorm(ir::Graph& graph);
 // is. Registered with BLOCK = 16; the driver runs it with the target's lanes.
 void convertLayout(ir::Graph& graph, int64_t block);
 
+// pack-matmul: float32 MatMul with a constant 2-D B, and Gemm (transA=0) with a constant B,
+// become kiln.MatMulPacked with B packed in column panels of BLOCK (the target's fp32 vector
+// lanes); Gemm's alpha is folded into the panels, beta * C becomes a following Add. BLOCK <= 1
+// leaves the graph as it is. Registered with BLOCK = 16; the driver runs it with the target's
+// lanes.
+void packMatmul(ir::Graph& graph, int64_t block);
+
 // fuse-ops: sets Node::group. The contract with kernel lowering (kernel/lower.h) is that every
 // group has one of these forms:
 //  (a) anchor: one kComplex or kReduction op, followed by a chain of kElementwise/kBroadcast ops,

@@ -50,6 +50,8 @@ Stmt emitConvTranspose(LowerContext& ctx, const ir::Node& node, const StoreFn& s
 Stmt emitConvBlocked(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn);
 Stmt emitDepthwiseBlocked(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn);
 OpLowering layoutTransformLowering();
+// kiln.MatMulPacked (matmul_packed.cc).
+Stmt emitMatMulPacked(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn);
 
 // Input I of NODE at the numpy broadcast of output index OUT_IDX; null for an omitted input.
 Expr inputAt(LowerContext& ctx, const ir::Node& node, size_t i, const Index& outIdx);

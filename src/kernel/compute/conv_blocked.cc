@@ -23,6 +23,7 @@ namespace {
 // What every tile of one output row shares: image, first output block, row, kernel rows.
 struct RowCtx {
   Expr n, ocb0, oh, khLo, nKh;
+  Expr col0;  // the row's first output column (flat convs: its first pixel)
 };
 
 class ConvBlockedKernel {
@@ -36,12 +37,15 @@ class ConvBlockedKernel {
     L_ = s_.block;
     flat_ = s_.kh == 1 && s_.kw == 1 && s_.sy == 1 && s_.sx == 1 &&
             s_.pt + s_.pb + s_.pl + s_.pr == 0 && !s_.plainInput;
-    rows_ = flat_ ? 1 : s_.oh;
+    rows_ = s_.oh;
     cols_ = flat_ ? s_.oh * s_.ow : s_.ow;
     GemmTileChoice tile = chooseGemmTile(ctx.config().target, cols_, s_.ocb);
     mr_ = static_cast<int>(std::clamp<int64_t>(ctx.knob("mr", tile.mr), 1, cols_));
     nv_ = static_cast<int>(std::clamp<int64_t>(ctx.knob("nv", tile.nv), 1, s_.ocb));
     padded_ = s_.pl + s_.pr > 0;
+    if (flat_) splitPixels();
+    lastCols_ = cols_;
+    if (flat_) lastCols_ = s_.oh * s_.ow - (rows_ - 1) * cols_;
     planSegments();
   }
 
@@ -71,13 +75,30 @@ class ConvBlockedKernel {
   }
 
  private:
-  // The rows of one task for output blocks [g*NV, g*NV + nv).
+  // A flat conv's pixels as rows of whole tiles, enough of them for about 32 tasks; the last row
+  // takes what is left.
+  void splitPixels() {
+    int64_t pixels = cols_, groups = ceilDiv(s_.ocb, nv_);
+    int64_t wantRows = std::max<int64_t>(1, ceilDiv(32, s_.n * groups));
+    cols_ = std::max<int64_t>(mr_, ceilDiv(ceilDiv(pixels, wantRows), mr_) * mr_);
+    rows_ = ceilDiv(pixels, cols_);
+  }
+
+  // The rows of one task for output blocks [g*NV, g*NV + nv). A short last row (a flat conv's
+  // leftover pixels) is emitted on its own, by the task that holds it.
   Stmt groupRows(const Expr& n, const Expr& g, const Expr& rb, int64_t rowsPerTask, int nv) {
+    Expr ocb0 = g * intImm(nv_);
     Expr first = rb * intImm(rowsPerTask);
-    Expr count = rows_ % rowsPerTask == 0 ? intImm(rowsPerTask)
-                                          : min(intImm(rowsPerTask), intImm(rows_) - first);
-    return loopRange(ctx_, "oh", first, count, ForKind::kSerial,
-                     [&](const Expr& oh) { return row(n, g * intImm(nv_), oh, nv); });
+    int64_t regular = lastCols_ == cols_ ? rows_ : rows_ - 1;
+    Expr count = regular % rowsPerTask == 0 && regular == rows_
+                     ? intImm(rowsPerTask)
+                     : max(intImm(0), min(intImm(rowsPerTask), intImm(regular) - first));
+    Stmt rows = loopRange(ctx_, "oh", first, count, ForKind::kSerial,
+                          [&](const Expr& oh) { return row(n, ocb0, oh, nv, cols_); });
+    if (regular == rows_) return rows;
+    int64_t lastBlock = (rows_ - 1) / rowsPerTask;
+    Stmt last = row(n, ocb0, intImm(rows_ - 1), nv, lastCols_);
+    return seq({rows, ifThenElse(compare(CompareOp::kEQ, rb, intImm(lastBlock)), last)});
   }
 
   // The kernel rows output row OH reads inside the input: [khLo, khLo + nKh).
@@ -91,22 +112,24 @@ class ConvBlockedKernel {
                     [&](const Index& v) { return body(v[0], v[1]); });
   }
 
-  Stmt row(const Expr& n, const Expr& ocb0, const Expr& oh, int nv) {
+  // Output row OH (a flat conv: pixels [OH*cols, OH*cols + rowCols)) in segments of tiles.
+  Stmt row(const Expr& n, const Expr& ocb0, const Expr& oh, int nv, int64_t rowCols) {
     return withKernelRows(oh, [&](const Expr& khLo, const Expr& nKh) {
-      RowCtx rc{n, ocb0, oh, khLo, nKh};
+      RowCtx rc{n, ocb0, oh, khLo, nKh, flat_ ? oh * intImm(cols_) : intImm(0)};
       std::vector<Stmt> segs;
-      for (int64_t s0 = 0; s0 < cols_; s0 += segment_) {
-        int64_t width = std::min(segment_, cols_ - s0);
+      for (int64_t s0 = 0; s0 < rowCols; s0 += segment_) {
+        int64_t width = std::min(segment_, rowCols - s0);
         std::vector<Stmt> parts;
         // With one chunk the window is filled once for all tiles of the segment; with several,
         // each tile is its own segment and fills each chunk before reducing over it.
         if (xpad_ != nullptr && chunks_ == 1) parts.push_back(fillWindow(rc, s0, width, intImm(0)));
         int64_t full = width / mr_, rem = width % mr_;
         parts.push_back(loop(ctx_, "tile", full, ForKind::kSerial, [&](const Expr& t) {
-          return tile(rc, s0, width, intImm(s0) + t * intImm(mr_), mr_, nv);
+          return tile(rc, s0, width, rc.col0 + intImm(s0) + t * intImm(mr_), mr_, nv);
         }));
         if (rem > 0) {
-          parts.push_back(tile(rc, s0, width, intImm(s0 + full * mr_), static_cast<int>(rem), nv));
+          parts.push_back(
+              tile(rc, s0, width, rc.col0 + intImm(s0 + full * mr_), static_cast<int>(rem), nv));
         }
         segs.push_back(seq(parts));
       }
@@ -268,7 +291,7 @@ class ConvBlockedKernel {
   DataType t_;
   int64_t L_;
   bool flat_, padded_;
-  int64_t rows_, cols_;
+  int64_t rows_, cols_, lastCols_ = 0;
   int mr_, nv_;
   int64_t segment_ = 0, window_ = 0;
   int64_t chunkGroups_ = 1, chunks_ = 1;

@@ -61,6 +61,7 @@ void addBlockedLayoutLowerings(LoweringTable& table) {
   table["kiln.ConvBlocked"].emit = emitConvBlocked;
   table["kiln.PoolBlocked"].emit = emitPoolBlocked;
   table["kiln.LayoutTransform"] = layoutTransformLowering();
+  table["kiln.MatMulPacked"].emit = emitMatMulPacked;
 }
 
 }  // namespace kiln::kernel
