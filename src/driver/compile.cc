@@ -52,9 +52,13 @@ std::vector<kernel::LoweredKernel> lowerAll(const std::vector<ir::FusedGroup>& g
 
 void dumpKernels(const std::string& dir, const std::vector<kernel::LoweredKernel>& kernels,
                  const Json& metadata) {
-  std::string text;
-  for (const kernel::LoweredKernel& k : kernels) text += tir::printPrimFunc(k.func) + "\n";
+  std::string text, schedules;
+  for (const kernel::LoweredKernel& k : kernels) {
+    text += tir::printPrimFunc(k.func) + "\n";
+    schedules += kernel::scheduleRecord(k.schedule) + "\n";
+  }
   writeFileAtomic(dir + "/kernels.tir", text);
+  writeFileAtomic(dir + "/schedules.json", schedules);
   writeFileAtomic(dir + "/graph_executor.json", metadata.dump(2));
 }
 
@@ -70,6 +74,10 @@ void compileGraph(ir::Graph& graph, const std::string& outputPath, const Compile
   for (const ir::Value* v : graph.outputs()) outputNames.push_back(v->name);
   kernel::ScheduleConfig config;
   config.target = targetModelOf(target);
+  if (!options.schedulePath.empty()) {
+    config.knobs =
+        kernel::parseScheduleFile(readTextFile(options.schedulePath), options.schedulePath);
+  }
   ir::runPasses(graph, buildPipeline(options.optLevel, config.target.lanes), options.dumpIrDir);
   materializeOutputs(graph);
   std::vector<ir::FusedGroup> groups = ir::collectGroups(graph);
@@ -90,7 +98,10 @@ void compileGraph(ir::Graph& graph, const std::string& outputPath, const Compile
   codegen::BuildOptions build;
   build.target = target;
   build.optLevel = options.optLevel;
-  if (!options.dumpIrDir.empty()) build.dumpLlvmPath = options.dumpIrDir + "/module.ll";
+  if (!options.dumpIrDir.empty()) {
+    build.dumpLlvmPath = options.dumpIrDir + "/module.ll";
+    build.dumpAsmPath = options.dumpIrDir + "/module.s";
+  }
   codegen::buildSharedLibrary(funcs, runtime::serializeArtifact(artifact), build, outputPath);
 }
 

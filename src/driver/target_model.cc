@@ -20,6 +20,7 @@ kernel::TargetModel targetModelOf(const codegen::Target& target) {
   m.isa = isa;
   m.lanes = target.vectorLanes();
   m.vectorRegisters = target.vectorRegisters();
+  m.broadcastFromMemory = isa != "neon";
   if (isa == "avx") m.fmaLatency = 3;  // no FMA: a multiply and an add in flight
   const codegen::Target host = codegen::Target::host();
   if (target.triple == host.triple && target.cpu == host.cpu) {

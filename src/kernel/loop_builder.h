@@ -25,7 +25,8 @@ Stmt elementwiseNest(LowerContext& ctx, const Dims& shape,
 
 using Combine = std::function<Expr(const Expr& acc, const Expr& x)>;
 // Reduces VALUE(k) for k in [0, N) with COMBINE starting from INIT, keeping one partial result per
-// vector lane, and emits THEN(result).
+// vector lane, and emits THEN(result). COMBINE also merges the partial results, so it must be an
+// associative merge (add, max, ...); per-element work belongs in VALUE.
 Stmt reduceRange(LowerContext& ctx, DataType t, int64_t n, const Expr& init, const Combine& combine,
                  const std::function<Expr(const Expr& k)>& value,
                  const std::function<Stmt(const Expr& result)>& then);

@@ -1,6 +1,7 @@
 // The state shared by all op lowerings of one fused group.
 #include "lower_context.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "index_math.h"
@@ -37,15 +38,35 @@ void unsupported(const ir::Node& node, const std::string& why) {
 
 LowerContext::LowerContext(const ir::FusedGroup& group, std::string symbol,
                            const ScheduleConfig& config)
-    : group_(group), symbol_(std::move(symbol)), config_(config) {
+    : group_(group),
+      symbol_(std::move(symbol)),
+      config_(config),
+      workload_(workloadKey(group, config.target)) {
   for (const ir::Node* n : group.nodes) {
     for (const ir::Value* v : n->outputs) made_.insert(v);
   }
 }
 
-int64_t LowerContext::knob(const std::string& name, int64_t dflt) const {
-  auto it = config_.knobs.find(symbol_ + "/" + name);
-  return it == config_.knobs.end() ? dflt : it->second;
+int64_t LowerContext::knob(const std::string& name, int64_t dflt, int64_t lo, int64_t hi) {
+  for (const KnobChoice& k : knobs_) {
+    if (k.name == name) return k.value;
+  }
+  hi = std::max(lo, hi);
+  int64_t value = std::clamp(dflt, lo, hi);
+  for (const std::string& key : {workload_, std::string("*")}) {
+    auto w = config_.knobs.find(key);
+    if (w == config_.knobs.end()) continue;
+    auto it = w->second.find(name);
+    if (it == w->second.end()) continue;
+    if (it->second < lo || it->second > hi) {
+      throw Error(strCat("schedule: knob '", name, "' of workload ", workload_, " is ", it->second,
+                         "; expected ", lo, "..", hi));
+    }
+    value = it->second;
+    break;
+  }
+  knobs_.push_back({name, value, lo, hi});
+  return value;
 }
 
 ForKind LowerContext::parallelKind() const {
@@ -137,6 +158,23 @@ LoweredKernel LowerContext::finish(Stmt body) {
   KILN_CHECK(k.func.params.size() == params_.size(), "group ", group_.name,
              " reads a value that is not among its inputs");
   k.func.body = std::move(body);
+  k.schedule = {workload_, knobs_};
+  // Overrides for this workload must name knobs its lowering has.
+  auto w = config_.knobs.find(workload_);
+  if (w != config_.knobs.end()) {
+    for (const auto& [name, value] : w->second) {
+      bool known = false;
+      std::string names;
+      for (const KnobChoice& c : knobs_) {
+        known = known || c.name == name;
+        names += (names.empty() ? "" : ", ") + c.name;
+      }
+      if (!known) {
+        throw Error(strCat("schedule: workload ", workload_, " has no knob '", name,
+                           "'; its knobs are: ", names.empty() ? "none" : names));
+      }
+    }
+  }
   return k;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -32,8 +33,12 @@ class LowerContext {
   const std::string& symbol() const { return symbol_; }
   const ScheduleConfig& config() const { return config_; }
 
-  // A knob "SYMBOL/NAME" from the config, or DFLT when it is not set.
-  int64_t knob(const std::string& name, int64_t dflt) const;
+  // Declares knob NAME of this kernel's workload, accepting LO..HI: its override from the
+  // config if there is one (kiln::Error when outside LO..HI), else DFLT clamped to LO..HI. The
+  // choice is recorded in the kernel's schedule; asking again returns the same value.
+  int64_t knob(const std::string& name, int64_t dflt, int64_t lo = 1,
+               int64_t hi = std::numeric_limits<int64_t>::max());
+  const std::string& workload() const { return workload_; }
   // The loop kind for an outer loop: kParallel when the config allows it.
   ForKind parallelKind() const;
   ForKind vectorKind() const;
@@ -74,6 +79,8 @@ class LowerContext {
   std::map<const ir::Value*, Buffer> params_;
   std::map<const ir::Value*, Accessor> defined_;
   std::map<const ir::Value*, std::vector<int64_t>> shapes_;
+  std::string workload_;
+  std::vector<KnobChoice> knobs_;
 };
 
 // Throws kiln::Error "cannot lower NODE (OP): WHY".

@@ -1,5 +1,5 @@
 // Register-tile costs from the target's issue widths and latency; see tile_model.h.
-#include "tile_model.h"
+#include "kiln/kernel/tile_model.h"
 
 #include <algorithm>
 
@@ -12,7 +12,8 @@ double gemmStepCycles(const TargetModel& t, int mr, int nv) {
 }
 
 int maxTileRows(const TargetModel& t, int nv) {
-  return std::max(1, (t.vectorRegisters - nv - 1) / nv);
+  if (t.broadcastFromMemory) return std::max(1, (t.vectorRegisters - nv - 1) / nv);
+  return std::max(1, (t.vectorRegisters - nv - 2) / (nv + 1));  // two spare for addresses
 }
 
 GemmTileChoice chooseGemmTile(const TargetModel& t, int64_t m, int64_t nb, int maxNv) {

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 
 #include "cli_harness.h"
 #include "kiln/frontend/onnx/tensor_proto.h"
@@ -117,6 +118,54 @@ TEST(CliRun, DumpIrWritesEveryPass) {
   EXPECT_GE(irFiles, 5);  // the input and one file per pass at -O3
   EXPECT_TRUE(std::filesystem::exists(dir + "/ir/kernels.tir"));
   EXPECT_TRUE(std::filesystem::exists(dir + "/ir/module.ll"));
+}
+
+// --dump-ir writes each kernel's schedule; --schedule reads such records back, and a record that
+// changes a knob shows in the next dump while the results stay the same.
+TEST(CliRun, ScheduleFileOverridesKnobs) {
+  std::string dir = scratchDir();
+  std::string data = nodeTestDir("test_conv_with_strides_padding");
+  std::string model = data + "/model.onnx";
+  CommandResult r = runKiln("compile " + model + " -o " + dir + "/a.so --dump-ir " + dir + "/a");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  // The first knob of the first kernel that has one, set to the low end of its range.
+  std::ifstream in(dir + "/a/schedules.json");
+  Json record;
+  std::string knob;
+  int64_t lo = 0;
+  for (std::string line; knob.empty() && std::getline(in, line);) {
+    record = Json::parse(line);
+    for (const auto& [name, range] : record.at("ranges").asObject()) {
+      knob = name;
+      lo = range[0].asInt();
+      break;
+    }
+  }
+  ASSERT_FALSE(knob.empty()) << "no kernel declared a knob";
+  record["knobs"][knob] = Json(lo);
+  std::ofstream(dir + "/s.json") << record.dump() << "\n";
+  r = runKiln("compile " + model + " -o " + dir + "/b.so --schedule " + dir + "/s.json --dump-ir " +
+              dir + "/b");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  std::ifstream again(dir + "/b/schedules.json");
+  bool applied = false;
+  for (std::string line; std::getline(again, line);) {
+    Json j = Json::parse(line);
+    if (j.at("workload").asString() == record.at("workload").asString()) {
+      applied = j.at("knobs").at(knob).asInt() == lo;
+    }
+  }
+  EXPECT_TRUE(applied) << knob << " = " << lo << " was not applied";
+  r = runKiln("run " + dir + "/b.so --inputs " + data + "/test_data_set_0 --outputs " + dir + "/o");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+
+  std::ofstream(dir + "/bad.json") << "{\"workload\": 3}\n";
+  r = runKiln("compile " + model + " -o " + dir + "/c.so --schedule " + dir + "/bad.json");
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_NE(r.output.find("bad.json', record 1"), std::string::npos) << r.output;
+  r = runKiln("compile " + model + " -o " + dir + "/c.so --schedule " + dir + "/missing.json");
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_NE(r.output.find("missing.json"), std::string::npos) << r.output;
 }
 
 TEST(CliRun, ArtifactNamedRelativeToTheCurrentFolder) {

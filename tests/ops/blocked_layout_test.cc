@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <random>
 
 #include "reference.h"
@@ -130,6 +131,27 @@ TEST(BlockedLayout, NetworkOfEveryKind) {
     c.expect(c.globalPool(dw, PoolKind::kMax), "global max pool");
     c.expect(c.globalPool(res, PoolKind::kAverage), "global average pool of the residual");
   });
+}
+
+// The same schedules compile for AArch64 NEON (4-lane blocks, NEON register tiles); the library
+// is an AArch64 ELF file. (Running it needs an AArch64 machine or emulator.)
+TEST(BlockedLayout, CompilesForAarch64) {
+  OpGraph g;
+  Chain c(g, 3000);
+  Tracked x = c.input({1, 3, 20, 20});
+  Tracked a = c.relu(c.conv(x, 24, 3, 2, 1));
+  Tracked b = c.depthwise(c.conv(a, 40, 1, 1, 0), 3, 1, 1);
+  c.expect(c.globalPool(c.pool(b, PoolKind::kMax, 3, 2, 1), PoolKind::kAverage), "pooled");
+  ir::Value* flat = g.node("Flatten", {c.globalPool(b, PoolKind::kMax).value});
+  HostTensor w = randomTensor({40, 17}, 3001);
+  g.expect(g.node("MatMul", {flat, g.constant(w)}), zeros({1, 17}), "a packed matmul");
+  std::string path = g.compileFor("llvm -mtriple=aarch64-linux-gnu");
+  std::ifstream in(path, std::ios::binary);
+  unsigned char header[20] = {};
+  in.read(reinterpret_cast<char*>(header), sizeof header);
+  ASSERT_EQ(in.gcount(), 20);
+  EXPECT_EQ(std::string(reinterpret_cast<char*>(header) + 1, 3), "ELF");
+  EXPECT_EQ(header[18] | (header[19] << 8), 183) << "e_machine is not EM_AARCH64";
 }
 
 // Random chains conv -> elementwise -> conv with channel counts around the block size.

@@ -148,12 +148,12 @@ void OpGraph::expect(ir::Value* v, const HostTensor& want, const std::string& la
 
 namespace {
 
-std::string artifactPath(int optLevel) {
+std::string artifactPath(int optLevel, const std::string& tag) {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   std::string dir = std::string(KILN_BINARY_DIR) + "/op_tests_artifacts";
   std::filesystem::create_directories(dir);
   return dir + "/" + info->test_suite_name() + "_" + info->name() + "_O" +
-         std::to_string(optLevel) + ".so";
+         std::to_string(optLevel) + tag + ".so";
 }
 
 void compare(const HostTensor& got, const HostTensor& want, const std::string& label, double rtol) {
@@ -188,10 +188,11 @@ std::vector<std::string> importedAllocators(const std::string& library) {
 
 }  // namespace
 
-void OpGraph::check(int optLevel) {
-  std::string path = artifactPath(optLevel);
+void OpGraph::check(int optLevel, const std::string& target) {
+  std::string path = artifactPath(optLevel, target.empty() ? "" : "_avx2");
   driver::CompileOptions options;
   options.optLevel = optLevel;
+  options.target = target;
   driver::compileGraph(*graph_, path, options);
   std::vector<std::string> allocators = importedAllocators(path);
   EXPECT_TRUE(allocators.empty()) << path << " calls " << allocators.front()
@@ -202,9 +203,18 @@ void OpGraph::check(int optLevel) {
   ex["run"]();
   for (size_t i = 0; i < expected_.size(); ++i) {
     HostTensor got = fromNDArray(ex["get_output"](static_cast<int64_t>(i)).asNDArray());
-    compare(got, expected_[i].want, strCat(expected_[i].label, " at -O", optLevel),
+    compare(got, expected_[i].want,
+            strCat(expected_[i].label, " at -O", optLevel, target.empty() ? "" : " for ", target),
             expected_[i].rtol);
   }
+}
+
+std::string OpGraph::compileFor(const std::string& target) {
+  std::string path = artifactPath(3, "_cross");
+  driver::CompileOptions options;
+  options.target = target;
+  driver::compileGraph(*graph_, path, options);
+  return path;
 }
 
 void checkAtAllLevels(const std::function<void(OpGraph&)>& build) {
@@ -213,6 +223,14 @@ void checkAtAllLevels(const std::function<void(OpGraph&)>& build) {
     build(g);
     SCOPED_TRACE(strCat("opt level ", level));
     g.check(level);
+  }
+  // The AVX2 schedules (8 lanes: other blocks, other tiles) run on any AVX2 host.
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    OpGraph g;
+    build(g);
+    SCOPED_TRACE("AVX2 target");
+    g.check(3, kAvx2Target);
   }
 }
 

@@ -57,8 +57,11 @@ class OpGraph {
   // Marks V a graph output that must match WANT within RTOL of max |WANT| (exact for integers).
   void expect(ir::Value* v, const HostTensor& want, const std::string& label, double rtol = 1e-4);
 
-  // Compiles at OPT_LEVEL, runs and compares; failures are reported with the case labels.
-  void check(int optLevel);
+  // Compiles at OPT_LEVEL for TARGET ("" = the host), runs and compares; failures are reported
+  // with the case labels.
+  void check(int optLevel, const std::string& target = "");
+  // Compiles at -O3 for TARGET without running; returns the artifact's path.
+  std::string compileFor(const std::string& target);
 
  private:
   struct Expected {
@@ -72,7 +75,11 @@ class OpGraph {
   int counter_ = 0;
 };
 
-// Builds the cases with BUILD and checks them at opt levels 3 and 0 (each from a fresh graph).
+// An x86 target with AVX2 and FMA but no AVX-512: 8-lane blocks and tiles.
+inline constexpr const char* kAvx2Target = "llvm -mcpu=haswell";
+
+// Builds the cases with BUILD and checks them at opt levels 3 and 0 for the host, and at 3 for
+// AVX2 when the host can run it (each from a fresh graph).
 void checkAtAllLevels(const std::function<void(OpGraph&)>& build);
 
 }  // namespace kiln::optest

@@ -48,12 +48,18 @@ void addCompileCommand(CLI::App& app) {
                   "The name the model is created under: lib[NAME](device)")
       ->capture_default_str();
   cmd->add_option("--opt-level", args->options.optLevel,
-                  "0: no graph optimisation; 1: fold constants, simplify; 2: + fold batch norm; "
-                  "3: + operator fusion (LLVM uses the same level)")
+                  "0: no graph optimisation; 1: fold constants, simplify; 2: + fold batch norm, "
+                  "blocked conv layout, packed GEMM weights; 3: + operator fusion (LLVM uses the "
+                  "same level)")
       ->check(CLI::Range(0, 3))
       ->capture_default_str();
   cmd->add_option("--dump-ir", args->options.dumpIrDir,
-                  "Write the IR after every pass, the kernels' loop IR and LLVM IR to DIR");
+                  "Write the IR after every pass, the kernels' loop IR and LLVM IR, and their "
+                  "schedules (schedules.json) to DIR");
+  cmd->add_option("--schedule", args->options.schedulePath,
+                  "Override the kernels' default schedules: a file of JSON lines "
+                  "{\"workload\": KEY, \"knobs\": {NAME: VALUE}} (the format of "
+                  "--dump-ir's schedules.json); workloads it does not name keep their defaults");
   cmd->callback([args] { runCompile(*args); });
 }
 

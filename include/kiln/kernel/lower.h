@@ -18,6 +18,8 @@ struct LoweredKernel {
   // The values behind func.params, in order: a subset of group.inputs (scalar constants may be
   // folded into the code as immediates) followed by group.outputs.
   std::vector<const ir::Value*> args;
+  // The workload and the knobs the lowering chose (what a schedule file or a tuner overrides).
+  KernelSchedule schedule;
 };
 
 // The kernel's symbol is SYMBOL. Throws kiln::Error when the group holds an op or attribute

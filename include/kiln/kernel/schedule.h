@@ -1,10 +1,14 @@
-// Schedule knobs: the named, tunable choices of how a kernel's loops are arranged.
+// Schedule knobs: the named, tunable choices of how a kernel's loops are arranged, keyed by the
+// workload they tune (not by kernel symbol), so a choice made for one layer applies to every
+// identical layer of any model.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
+#include "kiln/ir/fused_group.h"
 #include "kiln/kernel/target_model.h"
 
 namespace kiln::kernel {
@@ -17,11 +21,39 @@ namespace kiln::kernel {
 inline constexpr int64_t kMaxLocalBufferBytes = 128 * 1024;
 inline constexpr int64_t kMaxLocalBytesPerKernel = 192 * 1024;
 
+// Knob overrides: workload key -> knob name -> value. The workload "*" applies to every kernel.
+using KnobOverrides = std::map<std::string, std::map<std::string, int64_t>>;
+
 struct ScheduleConfig {
   TargetModel target;    // registers, vector width and caches behind the default schedules
   bool parallel = true;  // mark outer loops parallel (the runtime's pool runs them)
-  // Per-kernel knob overrides, "kernel_name/knob" -> value (from tuning records).
-  std::map<std::string, int64_t> knobs;
+  KnobOverrides knobs;   // from a schedule file or a tuner; empty: the analytical defaults
 };
+
+// One knob as a lowering declared it: the value it took and the integer range it accepts.
+struct KnobChoice {
+  std::string name;
+  int64_t value = 0;
+  int64_t lo = 0, hi = 0;
+};
+
+// What a kernel's schedule was: its workload and every knob its lowering declared.
+struct KernelSchedule {
+  std::string workload;
+  std::vector<KnobChoice> knobs;
+};
+
+// The workload of a fused group: its first node's op, input and output types and attributes,
+// and the target's instruction set and vector width, e.g.
+// "kiln.MatMulPacked(float32[128,256],float32[64,256,16])->float32[128,1024]{block=16,n=1024}@avx512x16".
+// The epilogue does not take part: it does not change how the loops are best arranged.
+std::string workloadKey(const ir::FusedGroup& group, const TargetModel& target);
+
+// Reads a schedule file: JSON lines (or one JSON array) of {"workload": KEY, "knobs": {NAME:
+// VALUE, ...}}, later lines winning. Throws kiln::Error naming the line and what is wrong.
+KnobOverrides parseScheduleFile(const std::string& text, const std::string& path);
+// One JSON line per kernel schedule: {"workload", "knobs": {name: value}, "ranges": {name: [lo,
+// hi]}}; the format parseScheduleFile reads.
+std::string scheduleRecord(const KernelSchedule& schedule);
 
 }  // namespace kiln::kernel

@@ -12,11 +12,15 @@ namespace kiln::kernel {
 struct TargetModel {
   // Names micro-kernels ("f32_gemm_6x64_avx512"): avx512, avx2, avx, sse, neon or scalar.
   std::string isa = "avx512";
-  int lanes = 16;               // fp32 lanes of one vector register (1: no vector unit)
-  int vectorRegisters = 32;     // architectural vector registers
-  int fmaPerCycle = 2;          // vector FMA instructions issued per cycle
-  int fmaLatency = 4;           // cycles from an FMA's inputs to its result
-  int loadsPerCycle = 2;        // vector loads per cycle
+  int lanes = 16;            // fp32 lanes of one vector register (1: no vector unit)
+  int vectorRegisters = 32;  // architectural vector registers
+  int fmaPerCycle = 2;       // vector FMA instructions issued per cycle
+  int fmaLatency = 4;        // cycles from an FMA's inputs to its result
+  int loadsPerCycle = 2;     // vector loads per cycle
+  // Whether an FMA can take its broadcast operand from memory (x86: embedded or one temporary
+  // broadcast register); without it (NEON's by-element FMA) each tile row's A value occupies a
+  // register of its own.
+  bool broadcastFromMemory = true;
   int64_t l1Bytes = 32 * 1024;  // data cache per core
   int64_t l2Bytes = 1024 * 1024;
 
@@ -24,9 +28,9 @@ struct TargetModel {
   int minAccumulators() const { return fmaPerCycle * fmaLatency; }
 
   static TargetModel avx512() { return {}; }
-  static TargetModel avx2() { return {"avx2", 8, 16, 2, 4, 2, 32 * 1024, 256 * 1024}; }
-  static TargetModel neon() { return {"neon", 4, 32, 2, 4, 2, 64 * 1024, 1024 * 1024}; }
-  static TargetModel scalar() { return {"scalar", 1, 16, 1, 4, 1, 32 * 1024, 256 * 1024}; }
+  static TargetModel avx2() { return {"avx2", 8, 16, 2, 4, 2, true, 32 * 1024, 256 * 1024}; }
+  static TargetModel neon() { return {"neon", 4, 32, 2, 4, 2, false, 64 * 1024, 1024 * 1024}; }
+  static TargetModel scalar() { return {"scalar", 1, 16, 1, 4, 1, true, 32 * 1024, 256 * 1024}; }
 };
 
 }  // namespace kiln::kernel

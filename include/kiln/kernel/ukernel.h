@@ -83,8 +83,14 @@ std::string dwconvName(const DwconvTile& tile, const TargetModel& target);
 tir::Stmt dwconvTile(const DwconvTile& tile, const TargetModel& target, const DwconvOperands& ops,
                      const NameFn& names);
 
-// The micro-kernel on its own, as a kernel named gemmName(): C = A[MR x K] (row-major) times
-// B (K rows of NV*lanes, packed), for inspecting the generated code and benchmarking it.
+// The micro-kernels on their own, as kernels named gemmName() / dwconvName(), for inspecting the
+// generated code and benchmarking it:
+//   gemm:   C = A[MR x K] (row-major) times B (K rows of NV*lanes, packed);
+//   conv:   the gemm tile as a blocked 3x3 convolution uses it: MR pixels of a row by NV output
+//           blocks, reduced over 2 input blocks x 3 x 3 taps x the lanes of a block;
+//   dwconv: MR pixels of a 3x3 depthwise convolution, one vector of channels.
 tir::PrimFunc gemmUkernel(int mr, int nv, int64_t k, const TargetModel& target);
+tir::PrimFunc convUkernel(int mr, int nv, const TargetModel& target);
+tir::PrimFunc dwconvUkernel(int mr, const TargetModel& target);
 
 }  // namespace kiln::kernel::ukernel

@@ -44,11 +44,11 @@ void checkKernelNames(const std::vector<tir::PrimFunc>& funcs) {
   }
 }
 
-// The shards' modules one after another; each is valid IR on its own, the file as a whole is not.
-void dumpIr(const std::vector<std::string>& shardIrs, const std::string& path) {
+// The shards' modules one after another; each is valid on its own, the file as a whole is not.
+void dumpShards(const std::vector<std::string>& shardIrs, const std::string& path) {
   std::error_code ec;
   llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_Text);
-  if (ec) throw Error(strCat("cannot write LLVM IR dump '", path, "': ", ec.message()));
+  if (ec) throw Error(strCat("cannot write code dump '", path, "': ", ec.message()));
   for (size_t i = 0; i < shardIrs.size(); ++i) {
     out << "; ==== kiln code generation shard " << i + 1 << " of " << shardIrs.size() << " ====\n"
         << shardIrs[i] << "\n";
@@ -57,7 +57,7 @@ void dumpIr(const std::vector<std::string>& shardIrs, const std::string& path) {
   if (out.has_error()) {
     std::string reason = out.error().message();
     out.clear_error();
-    throw Error(strCat("cannot write LLVM IR dump '", path, "': ", reason));
+    throw Error(strCat("cannot write code dump '", path, "': ", reason));
   }
 }
 
@@ -74,7 +74,7 @@ void buildSharedLibrary(const std::vector<tir::PrimFunc>& funcs, const std::stri
 
   TempDir scratch;
   std::vector<ShardJob> jobs(shards.size());
-  std::vector<std::string> shardIrs(shards.size());
+  std::vector<ShardText> texts(shards.size());
   std::vector<std::string> objects;
   std::vector<std::function<void()>> tasks;
   for (size_t s = 0; s < shards.size(); ++s) {
@@ -83,15 +83,21 @@ void buildSharedLibrary(const std::vector<tir::PrimFunc>& funcs, const std::stri
     jobs[s].objectPath = scratch.file(strCat("kernels.", s, ".o"));
     // The dump shows the kernels only; the artifact bytes would drown them.
     jobs[s].keepIr = !options.dumpLlvmPath.empty();
+    jobs[s].keepAsm = !options.dumpAsmPath.empty();
     objects.push_back(jobs[s].objectPath);
-    tasks.push_back(
-        [&, s] { shardIrs[s] = compileShard(jobs[s], options.target, options.optLevel); });
+    tasks.push_back([&, s] { texts[s] = compileShard(jobs[s], options.target, options.optLevel); });
   }
   objects.push_back(scratch.file("artifact.o"));
   tasks.push_back([&] { emitArtifactObject(artifact, *artifactTm, objects.back()); });
   runConcurrently(tasks, threads > 1);
 
-  if (!options.dumpLlvmPath.empty()) dumpIr(shardIrs, options.dumpLlvmPath);
+  std::vector<std::string> irs, assembly;
+  for (ShardText& t : texts) {
+    irs.push_back(std::move(t.ir));
+    assembly.push_back(std::move(t.assembly));
+  }
+  if (!options.dumpLlvmPath.empty()) dumpShards(irs, options.dumpLlvmPath);
+  if (!options.dumpAsmPath.empty()) dumpShards(assembly, options.dumpAsmPath);
   linkSharedLibrary(objects, options.target.triple, outputPath, scratch.file("link.log"));
 }
 

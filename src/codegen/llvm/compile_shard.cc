@@ -6,6 +6,7 @@
 #include <llvm/IR/Module.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
+#include <llvm/Transforms/Utils/Cloning.h>
 
 #include "emit_object.h"
 #include "kiln/support/error.h"
@@ -15,7 +16,7 @@
 
 namespace kiln::codegen {
 
-std::string compileShard(const ShardJob& job, const Target& target, int optLevel) {
+ShardText compileShard(const ShardJob& job, const Target& target, int optLevel) {
   std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(target, optLevel);
   LlvmDiagnostics diagnostics;  // outlives the context that reports to it
   llvm::LLVMContext ctx;
@@ -23,14 +24,16 @@ std::string compileShard(const ShardJob& job, const Target& target, int optLevel
   std::unique_ptr<llvm::Module> module =
       generateModule(ctx, job.funcs, *tm, target.vectorLanes(), job.api);
   optimizeModule(*module, *tm, optLevel);
-  std::string ir;
+  ShardText text;
   if (job.keepIr) {
-    llvm::raw_string_ostream os(ir);
+    llvm::raw_string_ostream os(text.ir);
     module->print(os, nullptr);
   }
+  // Code generation changes the module, so the assembly comes from a copy of it.
+  if (job.keepAsm) text.assembly = emitAssembly(*llvm::CloneModule(*module), *tm);
   emitObjectFile(*module, *tm, job.objectPath);
   diagnostics.throwIfErrors(strCat("generating code for ", target.str()));
-  return ir;
+  return text;
 }
 
 }  // namespace kiln::codegen

@@ -1,6 +1,7 @@
 // LLVM's code generator still runs on the legacy pass manager.
 #include "emit_object.h"
 
+#include <llvm/ADT/SmallString.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/FileSystem.h>
@@ -26,6 +27,17 @@ void emitObjectFile(llvm::Module& module, llvm::TargetMachine& tm, const std::st
     out.clear_error();
     throw Error(strCat("cannot write object file '", path, "': ", reason));
   }
+}
+
+std::string emitAssembly(llvm::Module& module, llvm::TargetMachine& tm) {
+  llvm::SmallString<0> text;
+  llvm::raw_svector_ostream out(text);
+  llvm::legacy::PassManager passes;
+  bool unsupported =
+      tm.addPassesToEmitFile(passes, out, nullptr, llvm::CodeGenFileType::AssemblyFile);
+  KILN_CHECK(!unsupported, "LLVM cannot emit assembly for ", tm.getTargetTriple().str());
+  passes.run(module);
+  return std::string(text.str());
 }
 
 }  // namespace kiln::codegen

@@ -266,7 +266,7 @@ constexpr int64_t kAccBuffers = 12;
 PaddedRows planPaddedRows(LowerContext& ctx, const ConvShape& s, DataType t, int64_t icg,
                           int64_t tile, int64_t width) {
   bool want = s.x.padBegin + s.x.padEnd > 0 || s.x.stride > 1 || s.ow < width;
-  if (ctx.knob("pad_rows", want ? 1 : 0) == 0) return {};
+  if (ctx.knob("pad_rows", want ? 1 : 0, 0, 1) == 0) return {};
   int64_t tiles = ceilDiv(s.ow, width);
   // Highest padded column any (slack) tile column reads.
   int64_t reach = (tiles * width - 1) * s.x.stride + (s.x.kernel - 1) * s.x.dilation + 1;

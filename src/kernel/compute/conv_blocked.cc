@@ -11,9 +11,9 @@
 #include <algorithm>
 
 #include "../loop_builder.h"
-#include "../tile_model.h"
 #include "compute_table.h"
 #include "conv_blocked_shape.h"
+#include "kiln/kernel/tile_model.h"
 #include "kiln/kernel/ukernel.h"
 #include "kiln/support/error.h"
 
@@ -40,8 +40,8 @@ class ConvBlockedKernel {
     rows_ = s_.oh;
     cols_ = flat_ ? s_.oh * s_.ow : s_.ow;
     GemmTileChoice tile = chooseGemmTile(ctx.config().target, cols_, s_.ocb);
-    mr_ = static_cast<int>(std::clamp<int64_t>(ctx.knob("mr", tile.mr), 1, cols_));
-    nv_ = static_cast<int>(std::clamp<int64_t>(ctx.knob("nv", tile.nv), 1, s_.ocb));
+    mr_ = static_cast<int>(ctx.knob("mr", tile.mr, 1, std::min<int64_t>(cols_, 32)));
+    nv_ = static_cast<int>(ctx.knob("nv", tile.nv, 1, std::min<int64_t>(s_.ocb, 8)));
     padded_ = s_.pl + s_.pr > 0;
     if (flat_) splitPixels();
     lastCols_ = cols_;
@@ -54,8 +54,7 @@ class ConvBlockedKernel {
     int64_t perImage = groups * rows_;
     // About 32 tasks when the problem allows: enough for the pool to balance, few enough that a
     // task reuses its weights over several rows.
-    int64_t rowsPerTask =
-        std::clamp<int64_t>(ctx_.knob("rows_per_task", s_.n * perImage / 32), 1, rows_);
+    int64_t rowsPerTask = ctx_.knob("rows_per_task", s_.n * perImage / 32, 1, rows_);
     int64_t rowBlocks = ceilDiv(rows_, rowsPerTask);
     int64_t tasks = s_.n * groups * rowBlocks;
     return loop(ctx_, "task", tasks, ctx_.parallelKind(), [&](const Expr& task) {
@@ -156,21 +155,31 @@ class ConvBlockedKernel {
             Expr src =
                 ((rc.n * intImm(inGroups()) + first + ig) * intImm(s_.h) + ih) * intImm(s_.w * e);
             Expr dst = (ig * intImm(s_.kh) + k) * intImm(window_ * e);
-            return bindVars(ctx_, {"src", "dst"}, {src, dst}, [&](const Index& p) {
-              return loop(ctx_, "c", cols, ForKind::kSerial, [&](const Expr& c) {
-                Expr iw = intImm(s0 * s_.sx - s_.pl) + c;  // input column of window column c
-                Expr inside = compare(CompareOp::kGE, iw, intImm(0)) &&
-                              compare(CompareOp::kLT, iw, intImm(s_.w));
-                Expr at = min(max(iw, intImm(0)), intImm(s_.w - 1)) * intImm(e);
-                Expr lanes = e == 1 ? Expr() : ramp(intImm(0), intImm(1), static_cast<int>(e));
-                Expr from = lanes ? at + lanes : at;
-                Expr to = lanes ? c * intImm(e) + lanes : c;
-                Expr v = ctx_.readFlat(xv_, p[0] + from);
-                return store(xpad_, p[1] + to, select(inside, v, constant(0, v->dtype)));
-              });
-            });
+            return bindVars(ctx_, {"src", "dst"}, {src, dst},
+                            [&](const Index& p) { return copyRow(p[0], p[1], s0, cols, e); });
           });
         });
+  }
+
+  // Window row at DST: window column c holds input column c - shift of the row at SRC, zero
+  // where that lies outside the input: zeros, a plain copy, zeros.
+  Stmt copyRow(const Expr& src, const Expr& dst, int64_t s0, int64_t cols, int64_t e) {
+    int64_t shift = s_.pl - s0 * s_.sx;
+    int64_t lo = std::clamp<int64_t>(shift, 0, cols);
+    int64_t hi = std::clamp<int64_t>(shift + s_.w, lo, cols);
+    Expr lanes = e == 1 ? Expr() : ramp(intImm(0), intImm(1), static_cast<int>(e));
+    auto at = [&](const Expr& base, const Expr& col) {
+      return lanes ? base + col * intImm(e) + lanes : base + col;
+    };
+    ForKind kind = e == 1 ? ctx_.vectorKind() : ForKind::kSerial;
+    auto zeros = [&](int64_t from, int64_t to) {
+      return loopRange(ctx_, "c", intImm(from), intImm(to - from), kind,
+                       [&](const Expr& c) { return store(xpad_, at(dst, c), constant(0, t_)); });
+    };
+    Stmt copy = loopRange(ctx_, "c", intImm(lo), intImm(hi - lo), kind, [&](const Expr& c) {
+      return store(xpad_, at(dst, c), ctx_.readFlat(xv_, at(src, c - intImm(shift))));
+    });
+    return seq({zeros(0, lo), copy, zeros(hi, cols)});
   }
 
   // Input channel groups in the chunk starting at group FIRST.
@@ -263,7 +272,7 @@ class ConvBlockedKernel {
               ow0 * intImm(s_.sx * e);
       if (flat_) aBase = n * intImm(inGroups() * s_.h * s_.w * e) + ow0 * intImm(e);
     }
-    spec.unroll = static_cast<int>(ctx_.knob("unroll", s_.plainInput ? s_.kw : 4));
+    spec.unroll = static_cast<int>(ctx_.knob("unroll", s_.plainInput ? s_.kw : 4, 1, 16));
     NameFn names = [this](const std::string& hint) { return ctx_.freshVar(hint)->name; };
     auto reduce = [&](const Expr& chunk) {
       Expr first = chunk * intImm(chunkGroups_);

@@ -49,13 +49,11 @@ class DepthwiseKernel {
     first_ = std::min(ceilDiv(s_.pl, s_.sx), s_.ow);
     int64_t last = s_.w - 1 + s_.pl - (s_.kw - 1) * s_.dx;
     end_ = std::clamp<int64_t>(last < 0 ? 0 : last / s_.sx + 1, first_, s_.ow);
-    mr_ = static_cast<int>(
-        std::max<int64_t>(1, ctx.knob("mr", chooseRows(ctx.config().target, end_ - first_))));
+    mr_ = static_cast<int>(ctx.knob("mr", chooseRows(ctx.config().target, end_ - first_), 1, 32));
   }
 
   Stmt emit() {
-    int64_t rowsPerTask =
-        std::clamp<int64_t>(ctx_.knob("rows_per_task", s_.n * s_.ocb * s_.oh / 32), 1, s_.oh);
+    int64_t rowsPerTask = ctx_.knob("rows_per_task", s_.n * s_.ocb * s_.oh / 32, 1, s_.oh);
     int64_t rowBlocks = ceilDiv(s_.oh, rowsPerTask);
     return loop(
         ctx_, "task", s_.n * s_.ocb * rowBlocks, ctx_.parallelKind(), [&](const Expr& task) {

@@ -8,8 +8,8 @@
 #include <algorithm>
 
 #include "../loop_builder.h"
-#include "../tile_model.h"
 #include "compute_table.h"
+#include "kiln/kernel/tile_model.h"
 #include "kiln/kernel/ukernel.h"
 #include "kiln/support/error.h"
 
@@ -36,9 +36,8 @@ class PackedMatmul {
                                " columns; the target's vectors hold ", ctx.config().target.lanes));
     }
     GemmTileChoice tile = chooseGemmTile(ctx.config().target, m_, nb_);
-    mr_ =
-        static_cast<int>(std::clamp<int64_t>(ctx.knob("mr", tile.mr), 1, std::max<int64_t>(1, m_)));
-    nv_ = static_cast<int>(std::clamp<int64_t>(ctx.knob("nv", tile.nv), 1, nb_));
+    mr_ = static_cast<int>(ctx.knob("mr", tile.mr, 1, std::clamp<int64_t>(m_, 1, 32)));
+    nv_ = static_cast<int>(ctx.knob("nv", tile.nv, 1, std::min<int64_t>(nb_, 8)));
   }
 
   Stmt emit() {
@@ -46,8 +45,8 @@ class PackedMatmul {
     int64_t groups = ceilDiv(nb_, nv_);
     int64_t fullTiles = m_ / mr_;
     int64_t tiles = ceilDiv(m_, mr_);
-    int64_t tilesPerTask = std::clamp<int64_t>(ctx_.knob("tiles_per_task", tiles * groups / 32), 1,
-                                               std::max<int64_t>(1, tiles));
+    int64_t tilesPerTask =
+        ctx_.knob("tiles_per_task", tiles * groups / 32, 1, std::max<int64_t>(1, tiles));
     int64_t blocks = ceilDiv(tiles, tilesPerTask);
     return loop(ctx_, "task", blocks * groups, ctx_.parallelKind(), [&](const Expr& task) {
       Index d{binary(BinaryOp::kFloorMod, task, intImm(groups)), floorDivBy(task, groups)};
@@ -94,7 +93,7 @@ class PackedMatmul {
     ukernel::GemmTile spec;
     spec.mr = mr;
     spec.nv = nv;
-    spec.unroll = static_cast<int>(ctx_.knob("unroll", 4));
+    spec.unroll = static_cast<int>(ctx_.knob("unroll", 4, 1, 16));
     spec.aRowStride = k_;
     spec.bVectorStride = k_ * L_;
     spec.loops = {{intImm(k_), 1, L_}};

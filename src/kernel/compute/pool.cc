@@ -112,17 +112,22 @@ Stmt emitGlobalPool(LowerContext& ctx, const ir::Node& node, const StoreFn& stor
   int64_t size = product(xs, 2);
   double p = static_cast<double>(node.attrs.getInt("p", 2));
   Expr init = kind == PoolKind::kMax ? lowest(t) : constant(0, t);
+  // reduceRange merges partial results with COMBINE too, so COMBINE must be the plain merge and
+  // the per-element work (|x|^p) goes into the value.
   Combine combine = [&](const Expr& acc, const Expr& x) -> Expr {
-    if (kind == PoolKind::kMax) return max(acc, x);
-    if (kind == PoolKind::kAverage) return acc + x;
+    return kind == PoolKind::kMax ? max(acc, x) : acc + x;
+  };
+  auto element = [&](const Expr& x) -> Expr {
+    if (kind != PoolKind::kLp) return x;
     Expr a = call(Intrinsic::kAbs, {x});
-    return acc + (p == 2 ? a * a : call(Intrinsic::kPow, {a, constant(p, t)}));
+    return p == 2 ? a * a : call(Intrinsic::kPow, {a, constant(p, t)});
   };
   ForKind outer = planes * size >= (1 << 14) ? ctx.parallelKind() : ForKind::kSerial;
   return loop(ctx, "plane", planes, outer, [&](const Expr& plane) {
     Expr base = plane * intImm(size);
     return reduceRange(
-        ctx, t, size, init, combine, [&](const Expr& k) { return ctx.readFlat(xv, base + k); },
+        ctx, t, size, init, combine,
+        [&](const Expr& k) { return element(ctx.readFlat(xv, base + k)); },
         [&](const Expr& r) {
           Expr v = r;
           if (kind == PoolKind::kAverage) v = r / constant(static_cast<double>(size), t);

@@ -91,34 +91,4 @@ Stmt gemmTile(const GemmTile& tile, const TargetModel& target, const GemmOperand
   return b.loops(0, ops.aBase, ops.bBase);
 }
 
-PrimFunc gemmUkernel(int mr, int nv, int64_t k, const TargetModel& target) {
-  DataType f32 = DataType::float32();
-  int64_t nr = int64_t{nv} * target.lanes;
-  Buffer a = makeBuffer("a", f32, {mr, k});
-  Buffer bp = makeBuffer("b", f32, {k, nr});
-  Buffer c = makeBuffer("c", f32, {mr, nr});
-  Buffer acc = makeBuffer("acc", f32, {mr, nr});
-  GemmTile tile;
-  tile.mr = mr;
-  tile.nv = nv;
-  tile.unroll = 4;
-  tile.aRowStride = k;
-  tile.bVectorStride = target.lanes;
-  tile.loops = {{intImm(k), 1, nr}};
-  int counter = 0;
-  NameFn names = [&](const std::string& hint) { return strCat(hint, counter++); };
-  auto whole = [&](int64_t i) { return ramp(intImm(i * target.lanes), intImm(1), target.lanes); };
-  std::vector<Stmt> zero, out;
-  for (int64_t i = 0; i < mr * nv; ++i) {
-    zero.push_back(store(acc, whole(i), floatImm(0.0)));
-    out.push_back(store(c, whole(i), load(acc, whole(i))));
-  }
-  Stmt body = gemmTile(tile, target, {a, bp, acc, intImm(0), intImm(0)}, names);
-  PrimFunc f;
-  f.name = gemmName(tile, target);
-  f.params = {a, bp, c};
-  f.body = allocate(acc, seq({seq(zero), body, seq(out)}));
-  return f;
-}
-
 }  // namespace kiln::kernel::ukernel

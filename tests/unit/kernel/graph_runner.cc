@@ -45,7 +45,7 @@ std::vector<Storage> runGraph(const ir::Graph& graph, const std::map<std::string
   for (const ir::FusedGroup& g : ir::collectGroups(graph)) {
     std::string symbol = strCat("k", k++, "_", g.name);
     ScheduleConfig c = config;
-    for (const auto& [name, value] : knobs) c.knobs[symbol + "/" + name] = value;
+    for (const auto& [name, value] : knobs) c.knobs["*"][name] = value;
     LoweredKernel kernel = lowerGroup(g, symbol, c);
     // Every kernel a numeric test runs must also keep its local buffers on the stack.
     std::string violation = localBufferViolation(kernel.func);

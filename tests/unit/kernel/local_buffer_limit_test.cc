@@ -29,7 +29,7 @@ void expectWithinBudget(const ir::Graph& g, const std::map<std::string, int64_t>
   for (const ir::FusedGroup& group : ir::collectGroups(g)) {
     std::string symbol = strCat("k", k++, "_", group.name);
     ScheduleConfig config;
-    for (const auto& [name, value] : knobs) config.knobs[symbol + "/" + name] = value;
+    for (const auto& [name, value] : knobs) config.knobs["*"][name] = value;
     LoweredKernel kernel = lowerGroup(group, symbol, config);
     EXPECT_EQ(localBufferViolation(kernel.func), "");
     testing::LocalBufferUsage u = localBufferUsage(kernel.func);

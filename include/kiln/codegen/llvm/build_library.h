@@ -14,6 +14,8 @@ struct BuildOptions {
   int optLevel = 3;  // 0..3, LLVM's optimisation level
   // When set, the LLVM IR of the modules (after optimisation) is written here, one after another.
   std::string dumpLlvmPath;
+  // When set, the assembly of the modules is written here, one after another.
+  std::string dumpAsmPath;
   // Threads that generate code at once (the kernels are split into this many modules); 0 means
   // one per core. The library computes the same results whatever the count.
   int threads = 0;

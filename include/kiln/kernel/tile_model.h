@@ -13,8 +13,9 @@ namespace kiln::kernel {
 // load time (MR broadcasts and NV vector loads) and the FMA latency each accumulator waits for.
 double gemmStepCycles(const TargetModel& t, int mr, int nv);
 
-// The most rows a tile of NV vectors may have: MR*NV accumulators, NV B vectors and one
-// broadcast in the vector registers.
+// The most rows a tile of NV vectors may have: MR*NV accumulators, NV B vectors and the broadcast
+// A values (one register, or one per row without broadcasts from memory) in the vector
+// registers.
 int maxTileRows(const TargetModel& t, int nv);
 
 struct GemmTileChoice {
