@@ -13,7 +13,8 @@ std::vector<ir::Pass> buildPipeline(int optLevel, int64_t lanes) {
   std::vector<std::string> names;
   if (optLevel >= 1) names = {"fold-constants", "simplify"};
   if (optLevel >= 2) {
-    names = {"fold-constants", "simplify", "fold-batch-norm", "convert-layout", "pack-matmul"};
+    names = {"fold-constants",  "simplify",       "fold-batch-norm",
+             "fuse-layer-norm", "convert-layout", "pack-matmul"};
   }
   if (optLevel >= 3) names.push_back("fuse-ops");
   std::vector<ir::Pass> passes;

@@ -81,6 +81,8 @@ Stmt ifThenElse(Expr cond, Stmt thenBody, Stmt elseBody) {
   KILN_CHECK(cond != nullptr && thenBody != nullptr, "if lacks condition or body");
   KILN_CHECK(cond->dtype == DataType::boolean(), "if condition must be a bool scalar, got ",
              cond->dtype.str());
+  // A constant condition keeps only the branch that runs (the other may be invalid there).
+  if (isIntImm(cond)) return cond->intValue != 0 ? thenBody : (elseBody ? elseBody : seq({}));
   auto s = newStmt(StmtKind::kIf);
   s->value = std::move(cond);
   s->body = std::move(thenBody);

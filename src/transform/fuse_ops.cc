@@ -2,6 +2,7 @@
 // passes.h), so epilogues and elementwise chains run inside one kernel.
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "kiln/ir/op_registry.h"
 #include "kiln/support/error.h"
@@ -29,16 +30,19 @@ bool isAnchor(const Node& node) {
   return (c == OpClass::kComplex || c == OpClass::kReduction) && node.outputs.size() == 1;
 }
 
+// How far past an anchor (in topological order) its epilogue may reach.
+constexpr size_t kAnchorWindow = 64;
+
 class Fuser {
  public:
   explicit Fuser(ir::Graph& graph) : graph_(graph) {}
 
   void run() {
     for (Node* node : graph_.nodes()) node->group = -1;
-    for (Node* node : graph_.nodes()) {
-      if (node->group < 0 && isAnchor(*node)) growAnchorChain(node);
-    }
     const auto& nodes = graph_.nodes();
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (nodes[i]->group < 0 && isAnchor(*nodes[i])) growAnchorGroup(nodes[i], i);
+    }
     for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
       if ((*it)->group < 0 && isElementwise(**it)) growElementwiseDag(*it);
     }
@@ -59,19 +63,46 @@ class Fuser {
     return user;
   }
 
-  // Form (a): the anchor, then elementwise ops each consuming the previous output and keeping the
-  // anchor's output shape. Their other inputs come from outside, which cannot form a cycle since
-  // every intermediate has a single user inside the chain.
-  void growAnchorChain(Node* anchor) {
+  // Form (a): the anchor, then elementwise ops of the anchor's output shape that read group
+  // values (a chain, or a DAG such as GELU's x * (erf(x / c) + 1) / 2). Nodes join in
+  // topological order; the group is then cut back to the longest prefix whose values are used
+  // only inside it, but for the last one. No node outside then depends on a value inside, so the
+  // group's other inputs cannot depend on it either: the grouping stays acyclic.
+  void growAnchorGroup(Node* anchor, size_t position) {
     int id = nextGroup_++;
     anchor->group = id;
-    const Value* cur = anchor->outputs[0];
-    const ir::Shape& shape = cur->type.shape;
-    while (Node* next = soleUser(cur)) {
-      if (next->group >= 0 || !isElementwise(*next) || next->outputs[0]->type.shape != shape) break;
-      next->group = id;
-      cur = next->outputs[0];
+    const ir::Shape& shape = anchor->outputs[0]->type.shape;
+    std::set<const Value*> inside = {anchor->outputs[0]};
+    std::vector<Node*> members = {anchor};
+    const auto& nodes = graph_.nodes();
+    for (size_t i = position + 1; i < nodes.size() && i <= position + kAnchorWindow; ++i) {
+      Node* n = nodes[i];
+      if (n->group >= 0 || !isElementwise(*n) || n->outputs[0]->type.shape != shape) continue;
+      bool readsInside = std::any_of(n->inputs.begin(), n->inputs.end(),
+                                     [&](const Value* v) { return inside.count(v) != 0; });
+      if (!readsInside) continue;
+      n->group = id;
+      inside.insert(n->outputs[0]);
+      members.push_back(n);
     }
+    size_t keep = members.size();
+    while (keep > 1 && !onlySinkLeaves(members, keep, id)) members[--keep]->group = -1;
+  }
+
+  // Whether, of the first KEEP members (all labelled ID), only the last one's output is used
+  // outside them. Members past KEEP are treated as outside.
+  bool onlySinkLeaves(const std::vector<Node*>& members, size_t keep, int id) const {
+    for (size_t k = 0; k + 1 < keep; ++k) {
+      const Value* v = members[k]->outputs[0];
+      if (graph_.isGraphOutput(v)) return false;
+      for (const Node* user : graph_.users(v)) {
+        bool kept = user->group == id &&
+                    std::find(members.begin(), members.begin() + static_cast<std::ptrdiff_t>(keep),
+                              user) != members.begin() + static_cast<std::ptrdiff_t>(keep);
+        if (!kept) return false;
+      }
+    }
+    return true;
   }
 
   // Form (b), grown backwards from SINK: a producer joins when it is elementwise and all uses of

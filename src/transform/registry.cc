@@ -9,6 +9,7 @@ const std::vector<ir::Pass>& allPasses() {
       {"fold-constants", foldConstants},
       {"simplify", simplify},
       {"fold-batch-norm", foldBatchNorm},
+      {"fuse-layer-norm", fuseLayerNorm},
       {"convert-layout", [](ir::Graph& g) { convertLayout(g, 16); }},
       {"pack-matmul", [](ir::Graph& g) { packMatmul(g, 16); }},
       {"fuse-ops", fuseOps},

@@ -119,5 +119,34 @@ TEST(Normalization, HardmaxEveryAxis) {
   });
 }
 
+// LayerNorm spelled out as opset-13 exporters write it (fuse-layer-norm makes it one node at -O3),
+// with a GELU after a MatMul (a DAG epilogue at -O3), against the references.
+TEST(Normalization, DecomposedLayerNormAndGelu) {
+  checkAtAllLevels([](OpGraph& g) {
+    HostTensor x = randomTensor({3, 5, 40}, 90, -2, 2);
+    HostTensor scale = randomTensor({40}, 91), bias = randomTensor({40}, 92);
+    auto scalar = [&](double v) { return g.constant(HostTensor{{}, DataType::float32(), {v}}); };
+    ir::Value* xv = g.input(x);
+    ir::Value* mean = g.node("ReduceMean", {xv}, attrs({{"axes", Dims{-1}}}));
+    ir::Value* d = g.node("Sub", {xv, mean});
+    ir::Value* var =
+        g.node("ReduceMean", {g.node("Pow", {d, scalar(2)})}, attrs({{"axes", Dims{-1}}}));
+    ir::Value* norm = g.node("Div", {d, g.node("Sqrt", {g.node("Add", {var, scalar(1e-5)})})});
+    ir::Value* y = g.node("Add", {g.node("Mul", {norm, g.constant(scale)}), g.constant(bias)});
+    HostTensor want = refLayerNorm(x, scale, &bias, -1, 1e-5);
+    g.expect(y, want, "decomposed LayerNorm");
+
+    HostTensor w = randomTensor({40, 24}, 93);
+    ir::Value* m = g.node("MatMul", {y, g.constant(w)});
+    ir::Value* erf = g.node("Erf", {g.node("Div", {m, scalar(std::sqrt(2.0))})});
+    ir::Value* gelu =
+        g.node("Mul", {g.node("Mul", {m, g.node("Add", {erf, scalar(1)})}), scalar(0.5)});
+    HostTensor mm = refMatMul(want, w);
+    g.expect(gelu,
+             refUnary(mm, [](double v) { return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))); }),
+             "MatMul then GELU");
+  });
+}
+
 }  // namespace
 }  // namespace kiln::optest

@@ -36,6 +36,7 @@ Stmt forLoop(Expr loopVar, Expr min, Expr extent, ForKind kind, Stmt body);
 Stmt store(Buffer buffer, Expr index, Expr value);
 Stmt seq(std::vector<Stmt> stmts);
 Stmt let(Expr letVar, Expr value, Stmt body);
+// A constant COND gives the branch that runs (or an empty sequence).
 Stmt ifThenElse(Expr cond, Stmt thenBody, Stmt elseBody = nullptr);
 Stmt allocate(Buffer buffer, Stmt body);
 

@@ -22,6 +22,11 @@ void simplify(ir::Graph& graph);
 // per-channel scale and shift.
 void foldBatchNorm(ir::Graph& graph);
 
+// fuse-layer-norm: the nine-node LayerNorm of exporters before opset 17 (ReduceMean, Sub, Pow 2
+// or Mul, ReduceMean, Add epsilon, Sqrt, Div, then optional per-feature Mul and Add, over the last
+// axis, float32) becomes one LayerNormalization.
+void fuseLayerNorm(ir::Graph& graph);
+
 // convert-layout: runs 2-D convolution chains in the channel-blocked layout NCHW[b]c (b = BLOCK,
 // the target's fp32 vector lanes): float32 Conv with constant weights (group 1 or depthwise)
 // becomes kiln.ConvBlocked with weights packed here; pools, finite-preserving elementwise ops and
@@ -39,10 +44,10 @@ void packMatmul(ir::Graph& graph, int64_t block);
 
 // fuse-ops: sets Node::group. The contract with kernel lowering (kernel/lower.h) is that every
 // group has one of these forms:
-//  (a) anchor: one kComplex or kReduction op, followed by a chain of kElementwise/kBroadcast ops,
-//      each taking the previous op's output as one input (other inputs come from outside the
-//      group: constants or other groups' outputs, e.g. a residual Add) and producing the anchor's
-//      output shape; only the last op's output is used outside the group;
+//  (a) anchor: one kComplex or kReduction op, followed by kElementwise/kBroadcast ops producing
+//      the anchor's output shape, each reading values of the group (a chain, or a DAG such as
+//      GELU) and otherwise values from outside (constants or other groups' outputs, e.g. a
+//      residual Add); only the last op's output is used outside the group;
 //  (b) elementwise: kElementwise/kBroadcast ops only (a DAG), one output used outside;
 //  (c) a single node of any class.
 // At opt level 0 the pass is not run and every node is a group of form (c).

@@ -6,21 +6,10 @@
 #include "../loop_builder.h"
 #include "compute_table.h"
 #include "kiln/support/error.h"
+#include "matmul_shape.h"
 
 namespace kiln::kernel {
 namespace {
-
-struct Matmul {
-  int64_t batch = 1, m = 1, n = 1, k = 1;
-  DataType t;
-  const ir::Value* a = nullptr;
-  const ir::Value* b = nullptr;
-  // A(i, k) = a[aOff + i*aRow + k*aCol]; B(k, j) = b[bOff + k*bRow + j*bCol].
-  int64_t aRow = 0, aCol = 0, bRow = 0, bCol = 0;
-  std::function<Expr(const Expr&batch)> aOff, bOff;
-  std::function<Index(const Expr& batch, const Expr& i, const Expr& j)> outIndex;
-  std::function<Expr(const Expr& acc, const Index& idx)> finalize;
-};
 
 int64_t pickTile(int64_t want, int64_t extent) {
   int64_t t = std::max<int64_t>(1, std::min(want, extent));
@@ -177,6 +166,7 @@ Stmt emitDot(LowerContext& ctx, const Matmul& mm, const StoreFn& storeFn) {
 
 Stmt emitMatmul(LowerContext& ctx, const Matmul& mm, const StoreFn& storeFn) {
   if (mm.batch * mm.m * mm.n == 0) return seq({});
+  if (Stmt s = emitPanelMatmul(ctx, mm, storeFn)) return s;
   bool dot = mm.bRow == 1 && mm.n > 0 && (mm.bCol != 1 || mm.n == 1);
   return dot ? emitDot(ctx, mm, storeFn) : emitAxpy(ctx, mm, storeFn);
 }
