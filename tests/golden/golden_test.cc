@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "golden_util.h"
 #include "kiln/ir/parser.h"
 #include "kiln/ir/printer.h"
 #include "kiln/ir/verifier.h"
@@ -14,6 +15,10 @@
 
 namespace kiln::transform {
 namespace {
+
+using golden::diff;
+using golden::lines;
+using golden::splitCase;
 
 namespace fs = std::filesystem;
 
@@ -26,7 +31,8 @@ std::vector<GoldenCase> findCases() {
   std::vector<GoldenCase> cases;
   fs::path root = fs::path(KILN_SOURCE_DIR) / "tests" / "golden";
   for (const auto& dir : fs::directory_iterator(root)) {
-    if (!dir.is_directory()) continue;
+    // kernels/ holds lowering cases (lower_golden_test.cc), not a pass.
+    if (!dir.is_directory() || dir.path().filename() == "kernels") continue;
     for (const auto& file : fs::directory_iterator(dir.path())) {
       if (file.path().extension() == ".ir") {
         cases.push_back({dir.path().filename().string(), file.path().string()});
@@ -36,51 +42,6 @@ std::vector<GoldenCase> findCases() {
   std::sort(cases.begin(), cases.end(),
             [](const GoldenCase& a, const GoldenCase& b) { return a.path < b.path; });
   return cases;
-}
-
-// The text between the `// before` and `// after` marker lines, and after `// after`.
-std::pair<std::string, std::string> splitCase(const std::string& text, const std::string& path) {
-  const std::string before = "// before\n", after = "// after\n";
-  size_t b = text.find(before);
-  size_t a = text.find(after);
-  if (b == std::string::npos || a == std::string::npos || a < b) {
-    ADD_FAILURE() << path << ": needs a '// before' line, then a '// after' line";
-    return {};
-  }
-  return {text.substr(b + before.size(), a - b - before.size()), text.substr(a + after.size())};
-}
-
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  while (!out.empty() && out.back().find_first_not_of(" \t") == std::string::npos) out.pop_back();
-  return out;
-}
-
-// A line-by-line diff: the longest common subsequence, with '-' for expected and '+' for actual.
-std::string diff(const std::vector<std::string>& want, const std::vector<std::string>& got) {
-  size_t n = want.size(), m = got.size();
-  std::vector<std::vector<int>> lcs(n + 1, std::vector<int>(m + 1, 0));
-  for (size_t i = n; i-- > 0;) {
-    for (size_t j = m; j-- > 0;) {
-      lcs[i][j] =
-          want[i] == got[j] ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
-    }
-  }
-  std::string out = "--- expected\n+++ actual\n";
-  size_t i = 0, j = 0;
-  while (i < n || j < m) {
-    if (i < n && j < m && want[i] == got[j]) {
-      out += "  " + want[i++] + "\n";
-      ++j;
-    } else if (j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j])) {
-      out += "+ " + got[j++] + "\n";
-    } else {
-      out += "- " + want[i++] + "\n";
-    }
-  }
-  return out;
 }
 
 class Golden : public testing::TestWithParam<GoldenCase> {};
