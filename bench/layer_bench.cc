@@ -3,8 +3,10 @@
 // 128x256x1024. Each layer is compiled alone in the form the compiler gives it inside a network
 // (blocked layout, packed weights), so the time is the kernel's, with no layout change around it.
 // Usage: kiln_layer_bench [--threads 1,2] [--repeat N] [--json] [--keep DIR] [--schedule FILE]
+//                         [--target TARGET]
 // --keep DIR leaves the compiled layers (layerN.so) in DIR, for profilers and disassemblers;
-// --schedule FILE compiles them with a schedule file, as `kiln compile --schedule` does.
+// --schedule FILE compiles them with a schedule file, as `kiln compile --schedule` does;
+// --target TARGET with a target (e.g. "llvm -vector-bits=256"), as `kiln compile --target`.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "fma_chains.h"
+#include "kiln/codegen/llvm/target.h"
 #include "kiln/driver/compile.h"
 #include "kiln/ir/parser.h"
 #include "kiln/runtime/module.h"
@@ -32,57 +35,57 @@ struct Layer {
   double flops;
 };
 
-std::string conv(int64_t icb, int64_t ocb, int64_t h, int64_t w, int64_t k, int64_t stride,
-                 int64_t pad, int64_t oh, int64_t ow) {
-  return strCat("graph main(%x: float32[1,", icb, ",", h, ",", w, ",16]) {\n",
-                "  %w = const float32[", ocb, ",", icb, ",", k, ",", k, ",16,16] random(seed=1)\n",
-                "  %b = const float32[", ocb * 16, "] random(seed=2)\n",
-                "  %y = kiln.ConvBlocked(%x, %w, %b) {block=16, channels=", ocb * 16,
-                ", in_channels=", icb * 16, ", kernel_shape=[", k, ",", k, "], strides=[", stride,
-                ",", stride, "], pads=[", pad, ",", pad, ",", pad, ",", pad, "]}\n",
-                "  %r = Relu(%y)\n  return %r\n}\n");
+// The layers in channels and columns; B is the block (the target's vector lanes), so each layer
+// is in the blocked form the compiler gives it for that target.
+std::string conv(int64_t b, int64_t ic, int64_t oc, int64_t h, int64_t w, int64_t k, int64_t stride,
+                 int64_t pad) {
+  int64_t icb = ic / b, ocb = oc / b;
+  return strCat(
+      "graph main(%x: float32[1,", icb, ",", h, ",", w, ",", b, "]) {\n", "  %w = const float32[",
+      ocb, ",", icb, ",", k, ",", k, ",", b, ",", b, "] random(seed=1)\n", "  %b = const float32[",
+      oc, "] random(seed=2)\n", "  %y = kiln.ConvBlocked(%x, %w, %b) {block=", b, ", channels=", oc,
+      ", in_channels=", ic, ", kernel_shape=[", k, ",", k, "], strides=[", stride, ",", stride,
+      "], pads=[", pad, ",", pad, ",", pad, ",", pad, "]}\n", "  %r = Relu(%y)\n  return %r\n}\n");
 }
 
 // The stem of ResNet: a 7x7 stride-2 conv reading the NCHW image (3 channels) directly.
-std::string stem() {
-  return "graph main(%x: float32[1,3,224,224]) {\n"
-         "  %w = const float32[4,3,7,7,16] random(seed=1)\n"
-         "  %b = const float32[64] random(seed=2)\n"
-         "  %y = kiln.ConvBlocked(%x, %w, %b) {block=16, channels=64, in_channels=3, "
-         "input_layout=\"plain\", kernel_shape=[7,7], strides=[2,2], pads=[3,3,3,3]}\n"
-         "  %r = Relu(%y)\n  return %r\n}\n";
+std::string stem(int64_t b) {
+  return strCat("graph main(%x: float32[1,3,224,224]) {\n", "  %w = const float32[", 64 / b,
+                ",3,7,7,", b, "] random(seed=1)\n", "  %b = const float32[64] random(seed=2)\n",
+                "  %y = kiln.ConvBlocked(%x, %w, %b) {block=", b,
+                ", channels=64, in_channels=3, input_layout=\"plain\", kernel_shape=[7,7], "
+                "strides=[2,2], pads=[3,3,3,3]}\n",
+                "  %r = Relu(%y)\n  return %r\n}\n");
 }
 
-std::string depthwise(int64_t cb, int64_t h, int64_t w) {
-  return strCat("graph main(%x: float32[1,", cb, ",", h, ",", w, ",16]) {\n",
-                "  %w = const float32[", cb, ",3,3,16] random(seed=1)\n", "  %b = const float32[",
-                cb * 16, "] random(seed=2)\n",
-                "  %y = kiln.ConvBlocked(%x, %w, %b) {block=16, channels=", cb * 16,
-                ", in_channels=", cb * 16, ", group=", cb * 16,
-                ", kernel_shape=[3,3], strides=[1,1], pads=[1,1,1,1]}\n",
-                "  %r = Clip(%y) {min=0.0, max=6.0}\n  return %r\n}\n");
+std::string depthwise(int64_t b, int64_t c, int64_t h, int64_t w) {
+  return strCat(
+      "graph main(%x: float32[1,", c / b, ",", h, ",", w, ",", b, "]) {\n", "  %w = const float32[",
+      c / b, ",3,3,", b, "] random(seed=1)\n", "  %b = const float32[", c, "] random(seed=2)\n",
+      "  %y = kiln.ConvBlocked(%x, %w, %b) {block=", b, ", channels=", c, ", in_channels=", c,
+      ", group=", c, ", kernel_shape=[3,3], strides=[1,1], pads=[1,1,1,1]}\n",
+      "  %r = Clip(%y) {min=0.0, max=6.0}\n  return %r\n}\n");
 }
 
-std::string gemm(int64_t m, int64_t k, int64_t n) {
+std::string gemm(int64_t b, int64_t m, int64_t k, int64_t n) {
   return strCat("graph main(%a: float32[", m, ",", k, "]) {\n", "  %b = const float32[",
-                (n + 15) / 16, ",", k, ",16] random(seed=1)\n",
-                "  %y = kiln.MatMulPacked(%a, %b) {block=16, n=", n, "}\n  return %y\n}\n");
+                (n + b - 1) / b, ",", k, ",", b, "] random(seed=1)\n",
+                "  %y = kiln.MatMulPacked(%a, %b) {block=", b, ", n=", n, "}\n  return %y\n}\n");
 }
 
-std::vector<Layer> layers() {
+std::vector<Layer> layers(int64_t b) {
   auto convFlops = [](double oc, double ic, double oh, double ow, double k) {
     return 2 * oc * ic * oh * ow * k * k;
   };
   return {
-      {"conv 3x3 64->64 at 56x56", conv(4, 4, 56, 56, 3, 1, 1, 56, 56),
-       convFlops(64, 64, 56, 56, 3)},
-      {"conv 3x3 512->512 at 7x7", conv(32, 32, 7, 7, 3, 1, 1, 7, 7), convFlops(512, 512, 7, 7, 3)},
-      {"conv 1x1 256->512 stride 2, 56x56->28x28", conv(16, 32, 56, 56, 1, 2, 0, 28, 28),
+      {"conv 3x3 64->64 at 56x56", conv(b, 64, 64, 56, 56, 3, 1, 1), convFlops(64, 64, 56, 56, 3)},
+      {"conv 3x3 512->512 at 7x7", conv(b, 512, 512, 7, 7, 3, 1, 1), convFlops(512, 512, 7, 7, 3)},
+      {"conv 1x1 256->512 stride 2, 56x56->28x28", conv(b, 256, 512, 56, 56, 1, 2, 0),
        convFlops(512, 256, 28, 28, 1)},
-      {"depthwise 3x3 32 ch at 112x112", depthwise(2, 112, 112), 2.0 * 32 * 112 * 112 * 9},
-      {"stem conv 7x7 3->64 stride 2, 224->112", stem(), convFlops(64, 3, 112, 112, 7)},
-      {"gemm 197x192x768", gemm(197, 192, 768), 2.0 * 197 * 192 * 768},
-      {"gemm 128x256x1024", gemm(128, 256, 1024), 2.0 * 128 * 256 * 1024},
+      {"depthwise 3x3 32 ch at 112x112", depthwise(b, 32, 112, 112), 2.0 * 32 * 112 * 112 * 9},
+      {"stem conv 7x7 3->64 stride 2, 224->112", stem(b), convFlops(64, 3, 112, 112, 7)},
+      {"gemm 197x192x768", gemm(b, 197, 192, 768), 2.0 * 197 * 192 * 768},
+      {"gemm 128x256x1024", gemm(b, 128, 256, 1024), 2.0 * 128 * 256 * 1024},
   };
 }
 
@@ -140,12 +143,14 @@ int main(int argc, char** argv) {
         json = true;
       } else if (a == "--keep" && i + 1 < argc) {
         keep = argv[++i];
+      } else if (a == "--target" && i + 1 < argc) {
+        options.target = argv[++i];
       } else if (a == "--schedule" && i + 1 < argc) {
         options.schedulePath = argv[++i];
       } else {
         std::fprintf(stderr,
                      "usage: kiln_layer_bench [--threads 1,2] [--repeat N] [--json] [--keep DIR] "
-                     "[--schedule FILE]\n");
+                     "[--schedule FILE] [--target TARGET]\n");
         return 2;
       }
     }
@@ -154,7 +159,10 @@ int main(int argc, char** argv) {
                                                     strCat("kiln_layer_bench_", getpid());
     std::filesystem::create_directories(dir);
     std::vector<kiln::runtime::Module> libs;
-    std::vector<Layer> all = layers();
+    kiln::codegen::Target target = options.target.empty()
+                                       ? kiln::codegen::Target::host()
+                                       : kiln::codegen::Target::parse(options.target);
+    std::vector<Layer> all = layers(std::max(1, target.vectorLanes()));
     for (size_t i = 0; i < all.size(); ++i) {
       std::string path = (dir / strCat("layer", i, ".so")).string();
       std::unique_ptr<kiln::ir::Graph> g = kiln::ir::parseGraph(all[i].graph);

@@ -21,7 +21,8 @@ namespace kiln::codegen {
 namespace {
 
 constexpr const char* kSyntax =
-    "expected 'llvm' followed by any of -mtriple=TRIPLE, -mcpu=CPU, -mattr=+feature,-feature";
+    "expected 'llvm' followed by any of -mtriple=TRIPLE, -mcpu=CPU, -mattr=+feature,-feature, "
+    "-vector-bits=128|256|512";
 
 std::unique_ptr<llvm::MCSubtargetInfo> subtargetInfo(const std::string& triple,
                                                      const std::string& cpu,
@@ -82,7 +83,7 @@ void validateFeatures(const std::string& triple, const std::string& features) {
 }
 
 struct ParsedOptions {
-  std::optional<std::string> triple, cpu, attr;
+  std::optional<std::string> triple, cpu, attr, vectorBits;
 };
 
 ParsedOptions parseOptions(const std::string& text) {
@@ -97,10 +98,11 @@ ParsedOptions parseOptions(const std::string& text) {
     const std::string& w = words[i];
     size_t eq = w.find('=');
     std::string key = w.substr(0, eq);
-    std::optional<std::string>* slot = key == "-mtriple" ? &opts.triple
-                                       : key == "-mcpu"  ? &opts.cpu
-                                       : key == "-mattr" ? &opts.attr
-                                                         : nullptr;
+    std::optional<std::string>* slot = key == "-mtriple"       ? &opts.triple
+                                       : key == "-mcpu"        ? &opts.cpu
+                                       : key == "-mattr"       ? &opts.attr
+                                       : key == "-vector-bits" ? &opts.vectorBits
+                                                               : nullptr;
     if (slot == nullptr || eq == std::string::npos) {
       throw Error(strCat("invalid target option '", w, "' in '", text, "': ", kSyntax));
     }
@@ -159,10 +161,26 @@ Target Target::parse(const std::string& text) {
   }
   validateCpu(t.triple, t.cpu);
   validateFeatures(t.triple, attr);
+  if (opts.vectorBits) {
+    const std::string& v = *opts.vectorBits;
+    int bits = v == "128" ? 128 : v == "256" ? 256 : v == "512" ? 512 : 0;
+    if (bits == 0) {
+      throw Error(strCat("invalid -vector-bits=", v, " in '", text, "'; expected 128, 256 or 512"));
+    }
+    int widest = t.vectorLanes() * 32;
+    if (bits > widest) {
+      throw Error(strCat("-vector-bits=", bits, " in '", text, "' is wider than the ", widest,
+                         "-bit vectors the target's features allow"));
+    }
+    t.vectorBits = bits;
+  }
   return t;
 }
 
-int Target::vectorLanes() const {
+namespace {
+
+// fp32 lanes of the widest vectors TRIPLE/CPU/FEATURES enable.
+int widestLanes(const std::string& triple, const std::string& cpu, const std::string& features) {
   llvm::Triple tt(triple);
   auto sti = subtargetInfo(triple, cpu, features);
   if (tt.isX86()) {
@@ -178,11 +196,20 @@ int Target::vectorLanes() const {
   return 1;
 }
 
+}  // namespace
+
+int Target::vectorLanes() const {
+  int widest = widestLanes(triple, cpu, features);
+  return vectorBits > 0 ? std::min(widest, vectorBits / 32) : widest;
+}
+
 std::string Target::isaName() const {
   llvm::Triple tt(triple);
   int lanes = vectorLanes();
   if (tt.isX86()) {
     if (lanes == 16) return "avx512";
+    // 256-bit vectors with AVX-512's 32 registers (AVX-512VL).
+    if (lanes == 8 && widestLanes(triple, cpu, features) == 16) return "avx512vl";
     if (lanes == 8) {
       return subtargetInfo(triple, cpu, features)->checkFeatures("+avx2") ? "avx2" : "avx";
     }
@@ -195,7 +222,7 @@ std::string Target::isaName() const {
 int Target::vectorRegisters() const {
   llvm::Triple tt(triple);
   if (tt.isAArch64()) return 32;
-  if (tt.isX86() && tt.isArch64Bit()) return vectorLanes() == 16 ? 32 : 16;
+  if (tt.isX86() && tt.isArch64Bit()) return widestLanes(triple, cpu, features) == 16 ? 32 : 16;
   if (tt.isX86()) return 8;
   return 16;
 }
@@ -203,6 +230,7 @@ int Target::vectorRegisters() const {
 std::string Target::str() const {
   std::string s = strCat("llvm -mtriple=", triple, " -mcpu=", cpu);
   if (!features.empty()) s += " -mattr=" + features;
+  if (vectorBits > 0) s += strCat(" -vector-bits=", vectorBits);
   return s;
 }
 
@@ -211,7 +239,8 @@ Json Target::toJson() const {
                            {"triple", Json(triple)},
                            {"cpu", Json(cpu)},
                            {"features", Json(features)},
-                           {"vector_lanes", Json(vectorLanes())}});
+                           {"vector_lanes", Json(vectorLanes())},
+                           {"vector_bits", Json(vectorLanes() * 32)}});
 }
 
 }  // namespace kiln::codegen

@@ -44,6 +44,29 @@ TEST(Target, ExplicitCpuDeterminesVectorWidth) {
   EXPECT_EQ(t.features, "");
 }
 
+TEST(Target, VectorBitsNarrowTheVectorsKilnUses) {
+  Target t = Target::parse("llvm -mcpu=znver4 -vector-bits=256");
+  EXPECT_EQ(t.vectorLanes(), 8);
+  EXPECT_EQ(t.isaName(), "avx512vl");  // 256-bit vectors, AVX-512's 32 registers
+  EXPECT_EQ(t.vectorRegisters(), 32);
+  EXPECT_EQ(Target::parse(t.str()).vectorLanes(), 8);  // round-trips
+  EXPECT_EQ(Target::parse("llvm -mcpu=znver4").isaName(), "avx512");
+  EXPECT_EQ(Target::parse("llvm -mcpu=haswell").isaName(), "avx2");
+  EXPECT_EQ(Target::parse("llvm -mcpu=haswell").vectorRegisters(), 16);
+  EXPECT_EQ(Target::parse("llvm -mtriple=aarch64-linux-gnu").isaName(), "neon");
+  auto message = [](const std::string& text) {
+    try {
+      Target::parse(text);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message("llvm -mcpu=haswell -vector-bits=512").find("wider than the 256-bit"),
+            std::string::npos);
+  EXPECT_NE(message("llvm -vector-bits=300").find("expected 128, 256 or 512"), std::string::npos);
+}
+
 TEST(Target, ForeignTriples) {
   Target arm64 = Target::parse("llvm -mtriple=aarch64-linux-gnu");
   EXPECT_EQ(arm64.triple, "aarch64-unknown-linux-gnu");

@@ -115,10 +115,13 @@ TEST_P(UkernelCode, GemmConvAndDepthwiseAreFullWidthAndRegisterBlocked) {
 INSTANTIATE_TEST_SUITE_P(Isas, UkernelCode,
                          ::testing::Values("llvm -mcpu=znver4", "llvm -mcpu=skylake-avx512",
                                            "llvm -mcpu=icelake-server", "llvm -mcpu=haswell",
+                                           "llvm -mcpu=znver4 -vector-bits=256",
                                            "llvm -mtriple=aarch64-linux-gnu"),
                          [](const ::testing::TestParamInfo<const char*>& info) {
                            std::string name = info.param;
                            name = name.substr(name.find('=') + 1);
+                           if (name.find("vector-bits") != std::string::npos)
+                             name = name.substr(0, name.find(' ')) + "_256";
                            for (char& c : name)
                              c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
                            return name;
