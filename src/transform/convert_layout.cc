@@ -70,7 +70,10 @@ class LayoutConverter {
     if (bias != nullptr && !bias->isConstant()) return false;
     int64_t group = n.attrs.getInt("group", 1);
     int64_t ic = x->type.shape[1], oc = w->type.shape[0];
-    return group == 1 || (group == ic && group == oc && w->type.shape[1] == 1);
+    bool depthwise = group == ic && group == oc && w->type.shape[1] == 1;
+    bool wholeBlocks = group > 1 && ic % group == 0 && oc % group == 0 && (ic / group) % b_ == 0 &&
+                       (oc / group) % b_ == 0;
+    return group == 1 || depthwise || wholeBlocks;
   }
 
   bool isPoolCandidate(const Node& n) const {
@@ -193,11 +196,11 @@ class LayoutConverter {
     Value* bias = n->inputs.size() > 2 ? n->inputs[2] : nullptr;
     int64_t ic = x->type.shape[1], oc = w->type.shape[0];
     int64_t group = n->attrs.getInt("group", 1);
-    bool depthwise = group != 1;
+    bool depthwise = group != 1 && group == ic && group == oc;
     ir::Shape kernel(w->type.shape.begin() + 2, w->type.shape.end());
     ir::WindowGeometry geo =
         ir::resolveWindow(*n, ir::Shape(x->type.shape.begin() + 2, x->type.shape.end()), kernel);
-    bool plainInput = !depthwise && blockedOf(x) == nullptr && ic < b_;
+    bool plainInput = group == 1 && blockedOf(x) == nullptr && ic < b_;
     Value* in = plainInput ? x : toBlocked(x, n);
     runtime::NDArray packed = depthwise    ? packDepthwiseWeights(*w->constant, b_)
                               : plainInput ? packConvWeightsPlainInput(*w->constant, b_)

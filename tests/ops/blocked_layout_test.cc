@@ -133,6 +133,20 @@ TEST(BlockedLayout, NetworkOfEveryKind) {
   });
 }
 
+// Grouped convs whose groups hold whole blocks (ResNeXt-style) run blocked, each tile reducing
+// over its own group's input blocks; other grouped convs stay in NCHW.
+TEST(BlockedLayout, GroupedConvolutions) {
+  checkAtAllLevels([](OpGraph& g) {
+    Chain c(g, 4000);
+    Tracked x = c.input({1, 64, 9, 11});
+    Tracked a = c.relu(c.conv(x, 64, 3, 1, 1, 2));  // 2 groups of 32 channels
+    Tracked b = c.conv(a, 128, 1, 1, 0, 4);         // 4 groups: 16 in, 32 out
+    c.expect(b, "grouped 3x3 then grouped 1x1");
+    Tracked odd = c.conv(c.input({1, 12, 7, 7}), 18, 3, 2, 1, 3);  // groups of 4 in, 6 out
+    c.expect(odd, "grouped conv with partial blocks");
+  });
+}
+
 // The same schedules compile for AArch64 NEON (4-lane blocks, NEON register tiles); the library
 // is an AArch64 ELF file. (Running it needs an AArch64 machine or emulator.)
 TEST(BlockedLayout, CompilesForAarch64) {

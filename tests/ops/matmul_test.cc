@@ -61,7 +61,8 @@ TEST(MatMul, BatchBroadcastingAndVectors) {
 }
 
 // A constant right-hand side is packed at compile time (pack-matmul) and every leading dim of A
-// becomes a GEMM row: sizes that are not multiples of any tile (197 rows, 129 columns, odd K).
+// becomes a GEMM row: sizes that are not multiples of any tile (197 rows, 129 columns, odd K),
+// and a K large enough to be blocked.
 TEST(MatMul, ConstantRightHandSideOfAnySize) {
   checkAtAllLevels([](OpGraph& g) {
     struct Case {

@@ -28,11 +28,12 @@ void foldBatchNorm(ir::Graph& graph);
 void fuseLayerNorm(ir::Graph& graph);
 
 // convert-layout: runs 2-D convolution chains in the channel-blocked layout NCHW[b]c (b = BLOCK,
-// the target's fp32 vector lanes): float32 Conv with constant weights (group 1 or depthwise)
-// becomes kiln.ConvBlocked with weights packed here; pools, finite-preserving elementwise ops and
-// channel Concats (of whole blocks) that consume blocked values run blocked too;
-// kiln.LayoutTransform nodes convert at the edges of each chain. BLOCK <= 1 leaves the graph as it
-// is. Registered with BLOCK = 16; the driver runs it with the target's lanes.
+// the target's fp32 vector lanes): float32 Conv with constant weights (group 1, depthwise, or
+// groups of whole blocks) becomes kiln.ConvBlocked with weights packed here; pools,
+// finite-preserving elementwise ops and channel Concats (of whole blocks) that consume blocked
+// values run blocked too; kiln.LayoutTransform nodes convert at the edges of each chain. BLOCK <= 1
+// leaves the graph as it is. Registered with BLOCK = 16; the driver runs it with the target's
+// lanes.
 void convertLayout(ir::Graph& graph, int64_t block);
 
 // pack-matmul: float32 MatMul with a constant 2-D B, and Gemm (transA=0) with a constant B,

@@ -55,7 +55,8 @@ void inferLayoutTransform(Node& node) {
 // in_channels, block, input_layout}: 2-D convolution to NCHW[b]c. input_layout "blocked": X is
 // NCHW[b]c and Wp [OC/b, IC/b, KH, KW, b(in), b(out)]; "plain": X is NCHW (few channels) and Wp
 // [OC/b, IC, KH, KW, b]; depthwise (group = in_channels = channels): X blocked and Wp
-// [C/b, KH, KW, b]. Bp is [OC/b * b]. Pads are explicit (top, left, bottom, right).
+// [C/b, KH, KW, b]; grouped (whole blocks per group): Wp [OC/b, IC/group/b, KH, KW, b, b].
+// Bp is [OC/b * b]. Pads are explicit (top, left, bottom, right).
 void inferConvBlocked(Node& node) {
   const TensorType& x = inputType(node, 0, "X");
   const TensorType& w = inputType(node, 1, "W");
@@ -68,10 +69,13 @@ void inferConvBlocked(Node& node) {
   if (oc < 1 || ic < 1 || kernel.size() != 2) {
     fail(node, "needs channels, in_channels >= 1 and a 2-D kernel_shape");
   }
-  bool depthwise = group != 1;
-  if (depthwise && (group != ic || group != oc)) {
+  bool depthwise = group != 1 && group == ic && group == oc;
+  bool grouped = group != 1 && !depthwise;
+  if (group < 1 || (grouped && (ic % group != 0 || oc % group != 0 || (ic / group) % b != 0 ||
+                                (oc / group) % b != 0))) {
     fail(node, "group ", group, " with ", ic, " input and ", oc,
-         " output channels; expected 1 or depthwise (group = channels)");
+         " output channels; expected 1, depthwise (group = channels), or groups of whole ", b,
+         "-channel blocks");
   }
   bool plainInput = node.attrs.getString("input_layout", "blocked") == "plain";
   Shape spatial;
@@ -84,9 +88,10 @@ void inferConvBlocked(Node& node) {
       fail(node, "input is ", x.str(), "; expected [N, ", blocks(ic, b), ", H, W, ", b, "]");
     }
   }
-  Shape want = depthwise    ? Shape{blocks(oc, b), kernel[0], kernel[1], b}
-               : plainInput ? Shape{blocks(oc, b), ic, kernel[0], kernel[1], b}
-                            : Shape{blocks(oc, b), blocks(ic, b), kernel[0], kernel[1], b, b};
+  Shape want = depthwise ? Shape{blocks(oc, b), kernel[0], kernel[1], b}
+               : plainInput
+                   ? Shape{blocks(oc, b), ic, kernel[0], kernel[1], b}
+                   : Shape{blocks(oc, b), blocks(ic / group, b), kernel[0], kernel[1], b, b};
   if (w.shape != want) fail(node, "packed weight is ", w.str(), "; expected ", listStr(want));
   if (hasInput(node, 2)) {
     const TensorType& bias = inputType(node, 2, "B");

@@ -1,4 +1,4 @@
-// kiln.ConvBlocked, group 1: a direct convolution into NCHW[b]c whose inner loop is the gemm
+// kiln.ConvBlocked, not depthwise: a direct convolution into NCHW[b]c whose inner loop is the gemm
 // micro-kernel. A tile is MR output pixels of one row by NV output-channel blocks; its reduction
 // runs over input-channel blocks, kernel rows and columns and the channels of a block, with the
 // pixel's input value broadcast and a packed weight vector per output block.
@@ -7,7 +7,8 @@
 // weights hot and every task covers whole rows. Rows near the top and bottom clip their kernel
 // rows; with horizontal padding, each row's input window is first copied into a zero-padded local
 // buffer (about 1% of the tile work), so every tile reads without bounds checks. A 1x1, stride-1,
-// unpadded conv runs its pixels as one long row.
+// unpadded conv runs its pixels as one long row. A grouped conv (whole blocks per group) reduces
+// over its group's input blocks only.
 #include <algorithm>
 
 #include "../loop_builder.h"
@@ -42,6 +43,10 @@ class ConvBlockedKernel {
     GemmTileChoice tile = chooseGemmTile(ctx.config().target, cols_, s_.ocb);
     mr_ = static_cast<int>(ctx.knob("mr", tile.mr, 1, std::min<int64_t>(cols_, 32)));
     nv_ = static_cast<int>(ctx.knob("nv", tile.nv, 1, std::min<int64_t>(s_.ocb, 8)));
+    // A grouped conv's tile must not straddle two groups: NV divides a group's output blocks.
+    convGroups_ = node.attrs.getInt("group", 1);
+    int64_t groupBlocks = s_.ocb / convGroups_;
+    while (groupBlocks % nv_ != 0) --nv_;
     padded_ = s_.pl + s_.pr > 0;
     if (flat_) splitPixels();
     lastCols_ = cols_;
@@ -138,8 +143,16 @@ class ConvBlockedKernel {
 
   // Channels per A element step: 1 for a plain input, the block for a blocked one.
   int64_t inBlock() const { return s_.plainInput ? 1 : L_; }
-  // Input channel groups the reduction runs over (blocks, or channels for a plain input).
-  int64_t inGroups() const { return s_.plainInput ? s_.ic : s_.icb; }
+  // Input channel groups the reduction runs over (blocks, or channels for a plain input; a
+  // grouped conv's own group's blocks).
+  int64_t inGroups() const { return s_.plainInput ? s_.ic : s_.icb / convGroups_; }
+  // Input channel groups of the whole input tensor.
+  int64_t inGroupsTotal() const { return s_.plainInput ? s_.ic : s_.icb; }
+  // The first input channel group of the conv group that output block OCB0 belongs to.
+  Expr inGroupBase(const Expr& ocb0) const {
+    if (convGroups_ == 1) return intImm(0);
+    return floorDivBy(ocb0, s_.ocb / convGroups_) * intImm(inGroups());
+  }
 
   // Copies input rows [khLo, khLo+nKh) of the window of output columns [s0, s0+width), for the
   // input channel groups of chunk CHUNK, into xpad[group][k][column][inBlock], zero outside the
@@ -152,8 +165,10 @@ class ConvBlockedKernel {
         ctx_, "ig", intImm(0), chunkExtent(first), ForKind::kSerial, [&](const Expr& ig) {
           return loopRange(ctx_, "k", intImm(0), rc.nKh, ForKind::kSerial, [&](const Expr& k) {
             Expr ih = top + (rc.khLo + k) * intImm(s_.dy);
-            Expr src =
-                ((rc.n * intImm(inGroups()) + first + ig) * intImm(s_.h) + ih) * intImm(s_.w * e);
+            Expr src = ((rc.n * intImm(inGroupsTotal()) + inGroupBase(rc.ocb0) + first + ig) *
+                            intImm(s_.h) +
+                        ih) *
+                       intImm(s_.w * e);
             Expr dst = (ig * intImm(s_.kh) + k) * intImm(window_ * e);
             return bindVars(ctx_, {"src", "dst"}, {src, dst},
                             [&](const Index& p) { return copyRow(p[0], p[1], s0, cols, e); });
@@ -249,8 +264,7 @@ class ConvBlockedKernel {
     spec.mr = mr;
     spec.nv = nv;
     spec.aRowStride = s_.sx * e;
-    int64_t wPerBlock =
-        s_.plainInput ? s_.ic * s_.kh * s_.kw * L_ : s_.icb * s_.kh * s_.kw * L_ * L_;
+    int64_t wPerBlock = inGroups() * s_.kh * s_.kw * (s_.plainInput ? L_ : L_ * L_);
     spec.bVectorStride = wPerBlock;
     // Packed weights: [OC/b][group][KH][KW]([b in])[b out]; one kernel tap is wKw elements.
     int64_t wKw = s_.plainInput ? L_ : L_ * L_;
@@ -268,9 +282,9 @@ class ConvBlockedKernel {
       aIg = s_.h * s_.w * e;
       aKh = s_.dy * s_.w * e;
       Expr ih0 = oh * intImm(s_.sy) - intImm(s_.pt) + khLo * intImm(s_.dy);
-      aBase = ((n * intImm(inGroups())) * intImm(s_.h) + ih0) * intImm(s_.w * e) +
-              ow0 * intImm(s_.sx * e);
-      if (flat_) aBase = n * intImm(inGroups() * s_.h * s_.w * e) + ow0 * intImm(e);
+      Expr first = n * intImm(inGroupsTotal()) + inGroupBase(ocb0);
+      aBase = (first * intImm(s_.h) + ih0) * intImm(s_.w * e) + ow0 * intImm(s_.sx * e);
+      if (flat_) aBase = first * intImm(s_.h * s_.w * e) + ow0 * intImm(e);
     }
     spec.unroll = static_cast<int>(ctx_.knob("unroll", s_.plainInput ? s_.kw : 4, 1, 16));
     NameFn names = [this](const std::string& hint) { return ctx_.freshVar(hint)->name; };
@@ -304,13 +318,18 @@ class ConvBlockedKernel {
   int mr_, nv_;
   int64_t segment_ = 0, window_ = 0;
   int64_t chunkGroups_ = 1, chunks_ = 1;
+  int64_t convGroups_ = 1;
   Buffer xpad_;
 };
 
 }  // namespace
 
 Stmt emitConvBlocked(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn) {
-  if (node.attrs.getInt("group", 1) != 1) return emitDepthwiseBlocked(ctx, node, storeFn);
+  int64_t group = node.attrs.getInt("group", 1);
+  if (group != 1 && group == node.attrs.getInt("in_channels", 0) &&
+      group == node.attrs.getInt("channels", 0)) {
+    return emitDepthwiseBlocked(ctx, node, storeFn);
+  }
   return ConvBlockedKernel(ctx, node, storeFn).emit();
 }
 

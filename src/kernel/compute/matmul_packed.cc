@@ -3,9 +3,12 @@
 // NV panels accumulated over all of K, A broadcast and B streamed contiguously.
 //
 // Work: a task is (block of row tiles, group of NV panels); it runs its row tiles one after
-// another over the same panels, which stay in cache. Rows past a multiple of MR run as one smaller
-// tile; columns past N in the last panel are computed (B holds zeros there) but not stored.
+// another over the same panels, which stay in cache. When those panels over all of K would not
+// fit the L2 cache, K is blocked: each block of K passes over all the task's row tiles. Rows past a
+// multiple of MR run as one smaller tile; columns past N in the last panel are computed (B holds
+// zeros there) but not stored.
 #include <algorithm>
+#include <limits>
 
 #include "../loop_builder.h"
 #include "compute_table.h"
@@ -45,14 +48,26 @@ class PackedMatmul {
     int64_t groups = ceilDiv(nb_, nv_);
     int64_t fullTiles = m_ / mr_;
     int64_t tiles = ceilDiv(m_, mr_);
-    int64_t tilesPerTask =
-        ctx_.knob("tiles_per_task", tiles * groups / 32, 1, std::max<int64_t>(1, tiles));
+    // K is blocked when a tile's panels over all of K would crowd the L2 cache: each block of K
+    // then passes over all the task's row tiles, whose partial sums wait in a local buffer.
+    int64_t panelBytes = k_ * nv_ * L_ * 4;
+    int64_t kDefault =
+        panelBytes <= ctx_.config().target.l2Bytes / 2
+            ? k_
+            : std::max<int64_t>(64, ctx_.config().target.l2Bytes / 4 / (nv_ * L_ * 4) / 4 * 4);
+    kBlock_ = ctx_.knob("k_block", kDefault, 1, k_);
+    int64_t tileBytes = int64_t{mr_} * nv_ * L_ * 4;
+    int64_t maxTiles = kBlock_ < k_ ? std::max<int64_t>(1, kMaxLocalBufferBytes / 2 / tileBytes - 1)
+                                    : std::numeric_limits<int64_t>::max();
+    int64_t tilesPerTask = ctx_.knob("tiles_per_task", tiles * groups / 32, 1,
+                                     std::clamp<int64_t>(tiles, 1, maxTiles));
     int64_t blocks = ceilDiv(tiles, tilesPerTask);
     return loop(ctx_, "task", blocks * groups, ctx_.parallelKind(), [&](const Expr& task) {
       Index d{binary(BinaryOp::kFloorMod, task, intImm(groups)), floorDivBy(task, groups)};
       return bindVars(ctx_, {"g", "blk"}, d, [&](const Index& v) {
         const Expr &g = v[0], &blk = v[1];
         auto body = [&](int nv) {
+          if (kBlock_ < k_) return blockedK(g, blk, nv, tilesPerTask, blocks);
           Expr first = blk * intImm(tilesPerTask);
           // Full tiles of this block, then the short tile if this block holds it.
           Expr count = max(intImm(0), min(intImm(tilesPerTask), intImm(fullTiles) - first));
@@ -77,30 +92,85 @@ class PackedMatmul {
     return idx;
   }
 
+  // The row tiles of block BLK (of TILES_PER_TASK tiles) for panel group G, K in blocks of
+  // kBlock_: cbuf holds each tile's partial sums between K blocks (slot TILES_PER_TASK holds the
+  // short last tile), and the epilogue runs once all of K is summed.
+  Stmt blockedK(const Expr& g, const Expr& blk, int nv, int64_t tilesPerTask, int64_t blocks) {
+    int64_t fullTiles = m_ / mr_, rem = m_ % mr_, slot = int64_t{mr_} * nv * L_;
+    Buffer cbuf = ctx_.localBuffer("cbuf", t_, {(tilesPerTask + 1) * slot});
+    Expr first = blk * intImm(tilesPerTask);
+    Expr count = max(intImm(0), min(intImm(tilesPerTask), intImm(fullTiles) - first));
+    Expr hasShort = compare(CompareOp::kEQ, blk, intImm(blocks - 1));
+    auto eachTile = [&](const std::function<Stmt(const Expr& m0, int mr, const Expr& at)>& f) {
+      Stmt full = loopRange(ctx_, "tile", first, count, ForKind::kSerial, [&](const Expr& t) {
+        return f(t * intImm(mr_), mr_, (t - first) * intImm(slot));
+      });
+      if (rem == 0) return full;
+      Stmt last = f(intImm(fullTiles * mr_), static_cast<int>(rem), intImm(tilesPerTask * slot));
+      return seq({full, ifThenElse(hasShort, last)});
+    };
+    Stmt zero =
+        loop(ctx_, "z", (tilesPerTask + 1) * slot / L_, ForKind::kSerial, [&](const Expr& i) {
+          return store(cbuf, i * intImm(L_) + ramp(intImm(0), intImm(1), static_cast<int>(L_)),
+                       constant(0, t_));
+        });
+    int64_t chunks = ceilDiv(k_, kBlock_);
+    Stmt sums = loop(ctx_, "kb", chunks, ForKind::kSerial, [&](const Expr& c) {
+      Expr k0 = c * intImm(kBlock_);
+      Expr extent = k_ % kBlock_ == 0 ? intImm(kBlock_) : min(intImm(kBlock_), intImm(k_) - k0);
+      return eachTile([&](const Expr& m0, int mr, const Expr& at) {
+        return tile(m0, mr, g, nv, TileK{k0, extent, cbuf, at});
+      });
+    });
+    Stmt out = eachTile([&](const Expr& m0, int mr, const Expr& at) {
+      return tile(m0, mr, g, nv, TileK{intImm(0), intImm(0), cbuf, at});
+    });
+    return allocate(cbuf, seq({zero, sums, out}));
+  }
+
+  // Which K a tile sums: all of it (no cbuf), or [k0, k0 + extent) from and back into cbuf at
+  // offset AT; an extent of 0 only runs the epilogue on cbuf's sums.
+  struct TileK {
+    Expr k0, extent;
+    Buffer cbuf;
+    Expr at;
+  };
+
   // Rows [m0, m0 + mr) by panels [g*NV, g*NV + nv).
-  Stmt tile(const Expr& m0, int mr, const Expr& g, int nv) {
+  Stmt tile(const Expr& m0, int mr, const Expr& g, int nv, const TileK& part = {}) {
     Buffer acc = ctx_.localBuffer("acc", t_, {int64_t{mr} * nv * L_});
     Expr lanes = ramp(intImm(0), intImm(1), static_cast<int>(L_));
     std::vector<Stmt> init, out;
+    bool blocked = part.cbuf != nullptr;
+    bool epilogue = !blocked || isIntImm(part.extent, 0);
     for (int r = 0; r < mr; ++r) {
       for (int v = 0; v < nv; ++v) {
         int64_t at = (int64_t{r} * nv + v) * L_;
-        init.push_back(store(acc, intImm(at) + lanes, constant(0, t_)));
-        out.push_back(
-            storeColumns(acc, at, m0 + intImm(r), (g * intImm(nv_) + intImm(v)) * intImm(L_)));
+        Expr saved = blocked ? part.at + intImm(at) + lanes : Expr();
+        init.push_back(
+            store(acc, intImm(at) + lanes, blocked ? load(part.cbuf, saved) : constant(0, t_)));
+        if (epilogue) {
+          out.push_back(
+              storeColumns(acc, at, m0 + intImm(r), (g * intImm(nv_) + intImm(v)) * intImm(L_)));
+        } else {
+          out.push_back(store(part.cbuf, saved, load(acc, intImm(at) + lanes)));
+        }
       }
     }
+    if (blocked && epilogue) return allocate(acc, seq({seq(init), seq(out)}));
     ukernel::GemmTile spec;
     spec.mr = mr;
     spec.nv = nv;
     spec.unroll = static_cast<int>(ctx_.knob("unroll", 4, 1, 16));
     spec.aRowStride = k_;
     spec.bVectorStride = k_ * L_;
-    spec.loops = {{intImm(k_), 1, L_}};
+    Expr k0 = blocked ? part.k0 : intImm(0);
+    spec.loops = {{blocked ? part.extent : intImm(k_), 1, L_}};
     ukernel::NameFn names = [this](const std::string& hint) { return ctx_.freshVar(hint)->name; };
-    Stmt body = ukernel::gemmTile(
-        spec, ctx_.config().target,
-        {ctx_.param(av_), ctx_.param(bv_), acc, m0 * intImm(k_), g * intImm(nv_ * k_ * L_)}, names);
+    Stmt body = ukernel::gemmTile(spec, ctx_.config().target,
+                                  {ctx_.param(av_), ctx_.param(bv_), acc, m0 * intImm(k_) + k0,
+                                   g * intImm(nv_ * k_ * L_) + k0 * intImm(L_)},
+                                  names);
     return allocate(acc, seq({seq(init), body, seq(out)}));
   }
 
@@ -128,6 +198,7 @@ class PackedMatmul {
   Dims lead_;
   int64_t k_ = 0, m_ = 0, n_ = 0, nb_ = 0, L_ = 1;
   int mr_ = 1, nv_ = 1;
+  int64_t kBlock_ = 0;
 };
 
 }  // namespace
