@@ -14,17 +14,20 @@
 namespace kiln::kernel {
 namespace {
 
-// Pixels per tile: enough accumulators to hide the FMA latency, each tap's weight vector shared by
-// as many pixels as the registers allow; remainders cost a smaller tile.
-int chooseRows(const TargetModel& t, int64_t width) {
+// Pixels per tile, from the cost of one kernel row: MR*KW FMAs, and (MR-1)*SX + KW input vectors
+// plus KW weight vectors loaded; MR accumulators, the KW weights and two inputs in flight must
+// fit the vector registers (16 pixels at most: longer tiles measured no faster). Remainders cost
+// a smaller tile.
+int chooseRows(const TargetModel& t, int64_t width, int64_t kw, int64_t sx) {
   int best = 1;
   double bestCycles = -1;
-  int cap = std::min<int64_t>(std::max(1, std::min(16, t.vectorRegisters - 3)),
-                              std::max<int64_t>(1, width));
+  int64_t regs = std::max<int64_t>(1, t.vectorRegisters - kw - 2);
+  int cap = static_cast<int>(
+      std::clamp<int64_t>(std::min<int64_t>(16, regs), 1, std::max<int64_t>(1, width)));
   auto cycles = [&](int mr) {
-    return std::max({static_cast<double>(mr) / t.fmaPerCycle,
-                     static_cast<double>(mr + 1) / t.loadsPerCycle,
-                     static_cast<double>(t.fmaLatency)});
+    double fmas = static_cast<double>(mr * kw) / t.fmaPerCycle;
+    double loads = static_cast<double>((mr - 1) * sx + 2 * kw) / t.loadsPerCycle;
+    return std::max({fmas, loads, static_cast<double>(t.fmaLatency)});
   };
   for (int mr = 1; mr <= cap; ++mr) {
     double c = static_cast<double>(width / mr) * cycles(mr) + (width % mr ? cycles(width % mr) : 0);
@@ -49,7 +52,8 @@ class DepthwiseKernel {
     first_ = std::min(ceilDiv(s_.pl, s_.sx), s_.ow);
     int64_t last = s_.w - 1 + s_.pl - (s_.kw - 1) * s_.dx;
     end_ = std::clamp<int64_t>(last < 0 ? 0 : last / s_.sx + 1, first_, s_.ow);
-    mr_ = static_cast<int>(ctx.knob("mr", chooseRows(ctx.config().target, end_ - first_), 1, 32));
+    mr_ = static_cast<int>(
+        ctx.knob("mr", chooseRows(ctx.config().target, end_ - first_, s_.kw, s_.sx), 1, 32));
   }
 
   Stmt emit() {

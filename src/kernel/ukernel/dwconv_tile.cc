@@ -1,5 +1,8 @@
 // The depthwise micro-kernel: channels in the vector lanes, one weight vector per tap shared by
-// MR pixels, each pixel's input vector fused into its FMA; the MR accumulators stay in registers.
+// MR pixels, and each input vector loaded once per kernel row for all the pixels and taps that
+// read it (neighbouring pixels share columns); the MR accumulators stay in registers.
+#include <map>
+
 #include "kiln/kernel/ukernel.h"
 #include "kiln/support/error.h"
 
@@ -19,20 +22,35 @@ Stmt dwconvTile(const DwconvTile& tile, const TargetModel& target, const DwconvO
              " is smaller than the ", dwconvName(tile, target), " tile");
   Expr vec = ramp(intImm(0), intImm(1), lanes);
   Expr k = var(names("k"));
-  std::vector<Stmt> taps;
+  // Per kernel row: the row's weight vectors, then each distinct input vector loaded once and
+  // used at once by every (pixel, tap) that reads it, so few input vectors are live at a time.
+  std::vector<Expr> wVars;
+  std::vector<Expr> wVals;
   for (int64_t c = tile.firstCol; c < tile.firstCol + tile.cols; ++c) {
-    Expr wv = var(names("w"), withLanes(ops.w->dtype, lanes));
-    Expr wAt = ops.wBase + k * intImm(tile.wRowStep) + intImm(c * tile.wColStep);
-    Expr xAt = ops.xBase + k * intImm(tile.xRowStep) + intImm(c * tile.xColStep);
-    std::vector<Stmt> fmas;
-    for (int r = 0; r < tile.mr; ++r) {
-      Expr at = intImm(int64_t{r} * lanes) + vec;
-      Expr x = load(ops.x, xAt + intImm(r * tile.xPixelStride) + vec);
-      fmas.push_back(store(ops.acc, at, fma(x, wv, load(ops.acc, at))));
-    }
-    taps.push_back(let(wv, load(ops.w, wAt + vec), seq(fmas)));
+    wVars.push_back(var(names("w"), withLanes(ops.w->dtype, lanes)));
+    wVals.push_back(
+        load(ops.w, ops.wBase + k * intImm(tile.wRowStep) + intImm(c * tile.wColStep) + vec));
   }
-  return forLoop(k, intImm(0), tile.rows, ForKind::kSerial, seq(taps));
+  std::map<int64_t, std::vector<std::pair<int, int64_t>>> readers;  // offset -> (pixel, tap)
+  for (int r = 0; r < tile.mr; ++r) {
+    for (int64_t c = tile.firstCol; c < tile.firstCol + tile.cols; ++c) {
+      readers[r * tile.xPixelStride + c * tile.xColStep].push_back({r, c - tile.firstCol});
+    }
+  }
+  Expr xRow = ops.xBase + k * intImm(tile.xRowStep);
+  std::vector<Stmt> taps;
+  for (const auto& [offset, uses] : readers) {
+    Expr x = var(names("x"), withLanes(ops.x->dtype, lanes));
+    std::vector<Stmt> fmas;
+    for (const auto& [r, c] : uses) {
+      Expr at = intImm(int64_t{r} * lanes) + vec;
+      fmas.push_back(store(ops.acc, at, fma(x, wVars[static_cast<size_t>(c)], load(ops.acc, at))));
+    }
+    taps.push_back(let(x, load(ops.x, xRow + intImm(offset) + vec), seq(fmas)));
+  }
+  Stmt body = seq(taps);
+  for (size_t c = wVars.size(); c-- > 0;) body = let(wVars[c], wVals[c], body);
+  return forLoop(k, intImm(0), tile.rows, ForKind::kSerial, body);
 }
 
 }  // namespace kiln::kernel::ukernel
