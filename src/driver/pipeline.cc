@@ -16,7 +16,10 @@ std::vector<ir::Pass> buildPipeline(int optLevel, int64_t lanes) {
     names = {"fold-constants",  "simplify",       "fold-batch-norm",
              "fuse-layer-norm", "convert-layout", "pack-matmul"};
   }
-  if (optLevel >= 3) names.push_back("fuse-ops");
+  if (optLevel >= 3) {
+    names.push_back("fuse-ops");
+    names.push_back("concat-in-place");
+  }
   std::vector<ir::Pass> passes;
   for (const std::string& name : names) {
     // Blocks and panels are the target's vector width, so a block is one register.

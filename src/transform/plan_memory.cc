@@ -3,6 +3,7 @@
 #include "kiln/transform/plan_memory.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "kiln/support/error.h"
@@ -36,6 +37,7 @@ class Planner {
       : graph_(graph), groups_(groups) {}
 
   MemoryPlan run() {
+    findAliases();
     for (const ir::Value* in : graph_.inputs()) ownStorage(in);
     std::vector<Interval> intervals = lifetimes();
     for (const Interval& iv : intervals) {
@@ -45,6 +47,7 @@ class Planner {
       } else {
         shared(iv);
       }
+      placeAliases(iv.value);
     }
     return std::move(plan_);
   }
@@ -56,22 +59,55 @@ class Planner {
     plan_.storageSizes.push_back(alignedBytes(v));
   }
 
-  // Intervals of every group output, in order of their producing group.
+  // The inputs of in-place Concats (concat-in-place) and where they lie in the output.
+  void findAliases() {
+    for (const ir::Node* n : graph_.nodes()) {
+      if (n->op != "Concat" || n->attrs.getInt("kiln.in_place", 0) == 0) continue;
+      int64_t offset = 0;
+      for (const ir::Value* in : n->inputs) {
+        aliases_[in] = {n->outputs[0], offset};
+        offset += in->type.numel() * static_cast<int64_t>(in->type.dtype.bytes());
+      }
+    }
+  }
+
+  // The tensor whose storage V lives in: V itself, or the in-place Concat output holding it.
+  const ir::Value* owner(const ir::Value* v) const {
+    auto it = aliases_.find(v);
+    return it == aliases_.end() ? v : it->second.first;
+  }
+
+  void placeAliases(const ir::Value* out) {
+    for (const auto& [in, where] : aliases_) {
+      if (where.first != out) continue;
+      StorageSlot s = plan_.slots.at(out);
+      plan_.slots[in] = {s.storage, s.offset + where.second};
+    }
+  }
+
+  // Intervals of every group output that owns its storage, by start: an in-place Concat's output
+  // is live from the first of its inputs to the last use of any of them or of itself.
   std::vector<Interval> lifetimes() const {
-    std::map<const ir::Value*, int> producedAt;
-    std::vector<Interval> intervals;
+    std::map<const ir::Value*, int> start, end;
+    std::vector<const ir::Value*> order;
     for (int g = 0; g < static_cast<int>(groups_.size()); ++g) {
       for (const ir::Value* out : groups_[g].outputs) {
         KILN_CHECK(!out->isConstant(), "group ", groups_[g].name, " outputs constant ", out->name);
-        producedAt[out] = static_cast<int>(intervals.size());
-        intervals.push_back({out, g, g});
+        const ir::Value* o = owner(out);
+        if (!start.count(o)) {
+          start[o] = g;
+          order.push_back(o);
+        }
+        end[o] = std::max(end[o], g);
       }
       for (const ir::Value* in : groups_[g].inputs) {
-        auto it = producedAt.find(in);
-        if (it != producedAt.end()) intervals[it->second].end = g;
+        const ir::Value* o = owner(in);
+        if (start.count(o)) end[o] = std::max(end[o], g);
       }
     }
-    return intervals;
+    std::vector<Interval> intervals;
+    for (const ir::Value* v : order) intervals.push_back({v, start[v], end[v]});
+    return intervals;  // ORDER is by first production, so by start
   }
 
   // Best fit among the storages free at iv.start: the smallest that is big enough, else the
@@ -104,6 +140,7 @@ class Planner {
   const std::vector<ir::FusedGroup>& groups_;
   std::vector<Storage> pool_;
   MemoryPlan plan_;
+  std::map<const ir::Value*, std::pair<const ir::Value*, int64_t>> aliases_;
 };
 
 }  // namespace

@@ -13,6 +13,7 @@ const std::vector<ir::Pass>& allPasses() {
       {"convert-layout", [](ir::Graph& g) { convertLayout(g, 16); }},
       {"pack-matmul", [](ir::Graph& g) { packMatmul(g, 16); }},
       {"fuse-ops", fuseOps},
+      {"concat-in-place", concatInPlace},
   };
   return kPasses;
 }

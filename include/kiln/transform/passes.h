@@ -54,6 +54,12 @@ void packMatmul(ir::Graph& graph, int64_t block);
 // At opt level 0 the pass is not run and every node is a group of form (c).
 void fuseOps(ir::Graph& graph);
 
+// concat-in-place (after fuse-ops): marks kiln.in_place = 1 on each Concat that is a group of its
+// own and whose inputs are contiguous slabs of its output (every dim before the axis is 1), each
+// computed by another group, read by nothing else, at a 64-byte aligned offset. planMemory then
+// places the inputs inside the output and the Concat's kernel copies nothing.
+void concatInPlace(ir::Graph& graph);
+
 // All passes by name, for the driver's pipeline and for tests.
 const std::vector<ir::Pass>& allPasses();
 const ir::Pass& findPass(const std::string& name);  // throws kiln::Error listing the names

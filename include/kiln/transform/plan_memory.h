@@ -22,8 +22,9 @@ struct MemoryPlan {
 
 // Graph inputs and graph outputs each get a storage of their own (never reused: set_input writes
 // them and get_output reads them between runs). Intermediate group outputs share storages when
-// their lifetimes (first producing group .. last consuming group) do not overlap. Constants are
-// not planned: they are parameters.
+// their lifetimes (first producing group .. last consuming group) do not overlap. The inputs of
+// a Concat marked kiln.in_place lie inside its output's storage, at their offsets in it.
+// Constants are not planned: they are parameters.
 MemoryPlan planMemory(const ir::Graph& graph, const std::vector<ir::FusedGroup>& groups);
 
 }  // namespace kiln::transform

@@ -231,6 +231,8 @@ Expr rangeValue(LowerContext& ctx, const ir::Node& n, const Index& idx) {
 
 // Concat writes each input into its slab of the output, branch-free.
 Stmt emitConcat(LowerContext& ctx, const ir::Node& n, const StoreFn& storeFn) {
+  // Its inputs were written in place, inside the output (concat-in-place, planMemory).
+  if (n.attrs.getInt("kiln.in_place", 0) != 0) return seq({});
   const Dims& out = outShape(n);
   auto axis = static_cast<size_t>(
       normalizeAxis(n, n.attrs.getInt("axis"), static_cast<int64_t>(out.size())));
