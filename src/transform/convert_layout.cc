@@ -93,6 +93,8 @@ class LayoutConverter {
     for (size_t i = 0; i < n.inputs.size(); ++i) {
       const Value* v = n.inputs[i];
       if (v == nullptr) continue;
+      // A computed divisor is zero in the padded channels; only constants get a padding of 1.
+      if (n.op == "Div" && i == 1 && !v->isConstant()) return false;
       if (blockedOf(v) != nullptr) {
         // A blocked operand broadcasts correctly only with all of the output's channels.
         if (v->type.shape[1] != out->type.shape[1]) return false;
@@ -102,7 +104,7 @@ class LayoutConverter {
       // The first input of a unary op is its data; its other inputs (Clip's bounds) are scalars.
       if (unary && i > 0) {
         if (!v->isConstant() || v->type.numel() != 1) return false;
-      } else if (!convertible(v, out->type.shape[1], n.op == "Div" && i == 1)) {
+      } else if (!convertible(v, out->type.shape[1])) {
         return false;
       }
     }
@@ -111,7 +113,7 @@ class LayoutConverter {
 
   // Whether input V of an op with CHANNELS output channels can take part blocked: a scalar, a
   // constant broadcasting per channel or over channels, or a plain 4-D value of those channels.
-  bool convertible(const Value* v, int64_t channels, bool divisor) const {
+  bool convertible(const Value* v, int64_t channels) const {
     if (v->isConstant()) {
       if (v->type.numel() == 1) return true;
       if (v->type.rank() > 4 || !isFloat32(v)) return false;
@@ -119,7 +121,7 @@ class LayoutConverter {
       while (s.size() < 4) s.insert(s.begin(), 1);
       return s[1] == channels || s[1] == 1;
     }
-    return !divisor && isFloat32(v) && v->type.rank() == 4 && v->type.shape[1] == channels;
+    return isFloat32(v) && v->type.rank() == 4 && v->type.shape[1] == channels;
   }
 
   bool isConcatCandidate(const Node& n) const {

@@ -133,6 +133,20 @@ TEST(BlockedLayout, NetworkOfEveryKind) {
   });
 }
 
+// A divisor computed in the blocked layout would divide the padded channels by zero; the Div
+// stays in NCHW, so the conv after it, which reduces over whole blocks, sees finite values.
+TEST(BlockedLayout, ComputedDivisor) {
+  checkAtAllLevels([](OpGraph& g) {
+    Chain c(g, 5000);
+    Tracked x = c.input({1, 4, 9, 9});
+    Tracked divisor = c.binary(c.conv(x, 20, 1, 1, 0), c.channelConstant(20, 5.0, 6.0), "Add",
+                               [](double a, double b) { return a + b; });
+    Tracked q =
+        c.binary(c.conv(x, 20, 3, 1, 1), divisor, "Div", [](double a, double b) { return a / b; });
+    c.expect(c.conv(q, 24, 3, 1, 1), "conv of a quotient of two convs");
+  });
+}
+
 // Grouped convs whose groups hold whole blocks (ResNeXt-style) run blocked, each tile reducing
 // over its own group's input blocks; other grouped convs stay in NCHW.
 TEST(BlockedLayout, GroupedConvolutions) {
