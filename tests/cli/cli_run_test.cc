@@ -128,21 +128,24 @@ TEST(CliRun, ScheduleFileOverridesKnobs) {
   std::string model = data + "/model.onnx";
   CommandResult r = runKiln("compile " + model + " -o " + dir + "/a.so --dump-ir " + dir + "/a");
   ASSERT_EQ(r.exitCode, 0) << r.output;
-  // The first knob of the first kernel that has one, set to the low end of its range.
+  // The first knob of the first kernel that has one, set to an end of its range other than the
+  // value the compiler chose.
   std::ifstream in(dir + "/a/schedules.json");
   Json record;
   std::string knob;
-  int64_t lo = 0;
+  int64_t chosen = 0;
   for (std::string line; knob.empty() && std::getline(in, line);) {
     record = Json::parse(line);
     for (const auto& [name, range] : record.at("ranges").asObject()) {
       knob = name;
-      lo = range[0].asInt();
+      int64_t lo = range[0].asInt(), hi = range[1].asInt();
+      chosen = record.at("knobs").at(name).asInt() == lo ? hi : lo;
       break;
     }
   }
   ASSERT_FALSE(knob.empty()) << "no kernel declared a knob";
-  record["knobs"][knob] = Json(lo);
+  ASSERT_NE(record.at("knobs").at(knob).asInt(), chosen) << knob << " has a one-value range";
+  record["knobs"][knob] = Json(chosen);
   std::ofstream(dir + "/s.json") << record.dump() << "\n";
   r = runKiln("compile " + model + " -o " + dir + "/b.so --schedule " + dir + "/s.json --dump-ir " +
               dir + "/b");
@@ -152,12 +155,15 @@ TEST(CliRun, ScheduleFileOverridesKnobs) {
   for (std::string line; std::getline(again, line);) {
     Json j = Json::parse(line);
     if (j.at("workload").asString() == record.at("workload").asString()) {
-      applied = j.at("knobs").at(knob).asInt() == lo;
+      applied = j.at("knobs").at(knob).asInt() == chosen;
     }
   }
-  EXPECT_TRUE(applied) << knob << " = " << lo << " was not applied";
+  EXPECT_TRUE(applied) << knob << " = " << chosen << " was not applied";
   r = runKiln("run " + dir + "/b.so --inputs " + data + "/test_data_set_0 --outputs " + dir + "/o");
   ASSERT_EQ(r.exitCode, 0) << r.output;
+  runtime::NDArray got = frontend::onnx::loadTensorProto(dir + "/o/output_0.pb");
+  runtime::NDArray want = frontend::onnx::loadTensorProto(data + "/test_data_set_0/output_0.pb");
+  EXPECT_LE(maxAbsDiff(got, want), 1e-4);
 
   std::ofstream(dir + "/bad.json") << "{\"workload\": 3}\n";
   r = runKiln("compile " + model + " -o " + dir + "/c.so --schedule " + dir + "/bad.json");
