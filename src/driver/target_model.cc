@@ -8,7 +8,7 @@ namespace kiln::driver {
 kernel::TargetModel targetModelOf(const codegen::Target& target) {
   kernel::TargetModel m;
   std::string isa = target.isaName();
-  if (isa == "avx512") {
+  if (isa == "avx512" || isa == "avx512vl") {  // avx512vl: AVX-512 cores at 256 bits
     m = kernel::TargetModel::avx512();
   } else if (isa == "avx2" || isa == "avx") {
     m = kernel::TargetModel::avx2();

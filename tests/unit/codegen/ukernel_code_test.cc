@@ -4,37 +4,22 @@
 // many distinct accumulator registers as the tile has.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
 
 #include "compiled_library.h"
 #include "kiln/codegen/llvm/build_library.h"
+#include "kiln/driver/target_model.h"
 #include "kiln/kernel/tile_model.h"
 #include "kiln/kernel/ukernel.h"
+#include "kiln/support/file.h"
 
 namespace kiln::codegen {
 namespace {
 
 using kernel::TargetModel;
 using testing::ScratchDir;
-
-std::string readAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-TargetModel modelOf(const Target& t) {
-  TargetModel m;
-  m.isa = t.isaName();
-  m.lanes = t.vectorLanes();
-  m.vectorRegisters = t.vectorRegisters();
-  m.broadcastFromMemory = m.isa != "neon";
-  return m;
-}
 
 // The assembly of F built for TARGET.
 std::string assemblyOf(const tir::PrimFunc& f, const Target& target) {
@@ -43,7 +28,7 @@ std::string assemblyOf(const tir::PrimFunc& f, const Target& target) {
   options.target = target;
   options.dumpAsmPath = dir.file("k.s");
   buildSharedLibrary({f}, "", options, dir.file("k.so"));
-  return readAll(options.dumpAsmPath);
+  return readTextFile(options.dumpAsmPath);
 }
 
 struct FmaUse {
@@ -91,7 +76,7 @@ class UkernelCode : public ::testing::TestWithParam<const char*> {};
 // model picks a tile the register file cannot hold.
 TEST_P(UkernelCode, GemmConvAndDepthwiseAreFullWidthAndRegisterBlocked) {
   Target target = Target::parse(GetParam());
-  TargetModel model = modelOf(target);
+  TargetModel model = driver::targetModelOf(target);
   kernel::GemmTileChoice tile = kernel::chooseGemmTile(model, 1024, 64);
   int mr = tile.mr, nv = tile.nv;
   EXPECT_GE(mr * nv, model.minAccumulators()) << "too few accumulators to hide the FMA latency";
