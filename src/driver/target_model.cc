@@ -24,8 +24,7 @@ kernel::TargetModel targetModelOf(const codegen::Target& target) {
   if (isa == "avx") m.fmaLatency = 3;  // no FMA: a multiply and an add in flight
   const codegen::Target host = codegen::Target::host();
   if (target.triple == host.triple && target.cpu == host.cpu) {
-    long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    if (l1 > 0) m.l1Bytes = l1;
+    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
     if (l2 > 0) m.l2Bytes = l2;
   }
   return m;

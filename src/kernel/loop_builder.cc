@@ -45,6 +45,18 @@ Stmt loop(LowerContext& ctx, const std::string& hint, int64_t extent, ForKind ki
   return loopRange(ctx, hint, intImm(0), intImm(extent), kind, body);
 }
 
+Stmt rowTilesOfBlock(LowerContext& ctx, const Expr& blk, int64_t perBlock, int64_t blocks,
+                     int64_t m, int mr, const RowTileFn& body) {
+  int64_t full = m / mr, rem = m % mr;
+  Expr first = blk * intImm(perBlock);
+  Expr count = max(intImm(0), min(intImm(perBlock), intImm(full) - first));
+  Stmt tiles = loopRange(ctx, "tile", first, count, ForKind::kSerial,
+                         [&](const Expr& t) { return body(t * intImm(mr), mr, t - first); });
+  if (rem == 0) return tiles;
+  Stmt last = body(intImm(full * mr), static_cast<int>(rem), intImm(perBlock));
+  return seq({tiles, ifThenElse(compare(CompareOp::kEQ, blk, intImm(blocks - 1)), last)});
+}
+
 namespace {
 
 // Enough work per parallel task to amortise the pool's dispatch.

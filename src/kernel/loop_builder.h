@@ -18,6 +18,14 @@ Stmt loopRange(LowerContext& ctx, const std::string& hint, Expr min, Expr extent
 Stmt loop(LowerContext& ctx, const std::string& hint, int64_t extent, ForKind kind,
           const BodyFn& body);
 
+// The row tiles of block BLK when the M / MR full tiles of MR rows are dealt out PER_BLOCK to a
+// block: that block's full tiles, then, in the last of BLOCKS blocks, the short tile of the M % MR
+// rows left. BODY gets a tile's first row, its rows and its slot in the block (the short tile's is
+// PER_BLOCK).
+using RowTileFn = std::function<Stmt(const Expr& row0, int rows, const Expr& slot)>;
+Stmt rowTilesOfBlock(LowerContext& ctx, const Expr& blk, int64_t perBlock, int64_t blocks,
+                     int64_t m, int mr, const RowTileFn& body);
+
 // Loops over every index of SHAPE: the outer dimensions in one parallel loop (or fixed-size chunks
 // of a 1-D shape), the innermost dimension vectorized. Knob "chunk" sets the 1-D chunk size.
 Stmt elementwiseNest(LowerContext& ctx, const Dims& shape,

@@ -43,6 +43,10 @@ class LowerContext {
   ForKind parallelKind() const;
   ForKind vectorKind() const;
 
+  // Names unique in this kernel, for the variables a micro-kernel declares.
+  std::function<std::string(const std::string&)> names() {
+    return [this](const std::string& hint) { return uniqueName(hint); };
+  }
   // A new int64 variable with a name unique in this kernel.
   Expr freshVar(const std::string& hint, DataType t = DataType::int64());
   // A new local buffer (for Allocate) with a unique name.

@@ -21,16 +21,15 @@ struct TargetModel {
   // broadcast register); without it (NEON's by-element FMA) each tile row's A value occupies a
   // register of its own.
   bool broadcastFromMemory = true;
-  int64_t l1Bytes = 32 * 1024;  // data cache per core
-  int64_t l2Bytes = 1024 * 1024;
+  int64_t l2Bytes = 1024 * 1024;  // per core: bounds the packed weights a GEMM streams per K block
 
   // Accumulators in flight needed to keep every FMA unit busy despite the FMA latency.
   int minAccumulators() const { return fmaPerCycle * fmaLatency; }
 
   static TargetModel avx512() { return {}; }
-  static TargetModel avx2() { return {"avx2", 8, 16, 2, 4, 2, true, 32 * 1024, 256 * 1024}; }
-  static TargetModel neon() { return {"neon", 4, 32, 2, 4, 2, false, 64 * 1024, 1024 * 1024}; }
-  static TargetModel scalar() { return {"scalar", 1, 16, 1, 4, 1, true, 32 * 1024, 256 * 1024}; }
+  static TargetModel avx2() { return {"avx2", 8, 16, 2, 4, 2, true, 256 * 1024}; }
+  static TargetModel neon() { return {"neon", 4, 32, 2, 4, 2, false, 1024 * 1024}; }
+  static TargetModel scalar() { return {"scalar", 1, 16, 1, 4, 1, true, 256 * 1024}; }
 };
 
 }  // namespace kiln::kernel

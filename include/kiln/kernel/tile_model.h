@@ -9,15 +9,6 @@
 
 namespace kiln::kernel {
 
-// Cycles per reduction step of an MR x NV-vector gemm tile: the larger of its FMA issue time, its
-// load time (MR broadcasts and NV vector loads) and the FMA latency each accumulator waits for.
-double gemmStepCycles(const TargetModel& t, int mr, int nv);
-
-// The most rows a tile of NV vectors may have: MR*NV accumulators, NV B vectors and the broadcast
-// A values (one register, or one per row without broadcasts from memory) in the vector
-// registers.
-int maxTileRows(const TargetModel& t, int nv);
-
 struct GemmTileChoice {
   int mr = 1;
   int nv = 1;
@@ -27,5 +18,11 @@ struct GemmTileChoice {
 // the smaller tiles that cover the remainders (a remainder of rows runs with fewer rows, one of
 // column vectors with fewer vectors). NV is at most MAX_NV.
 GemmTileChoice chooseGemmTile(const TargetModel& t, int64_t m, int64_t nb, int maxNv = 4);
+
+// Pixels per depthwise tile for a row of WIDTH interior pixels, kernel width KW and stride SX,
+// from the cycles of one kernel row (the larger of FMA issue, loads and latency; a remainder costs
+// a smaller tile). MR accumulators, the KW weights and two inputs in flight fit the vector
+// registers, and 16 pixels at most: longer tiles measured no faster.
+int chooseDwconvRows(const TargetModel& t, int64_t width, int64_t kw, int64_t sx);
 
 }  // namespace kiln::kernel

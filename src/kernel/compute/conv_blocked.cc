@@ -63,11 +63,9 @@ class ConvBlockedKernel {
     int64_t rowBlocks = ceilDiv(rows_, rowsPerTask);
     int64_t tasks = s_.n * groups * rowBlocks;
     return loop(ctx_, "task", tasks, ctx_.parallelKind(), [&](const Expr& task) {
-      Index d{binary(BinaryOp::kFloorMod, task, intImm(rowBlocks)),
-              binary(BinaryOp::kFloorMod, floorDivBy(task, rowBlocks), intImm(groups)),
-              floorDivBy(task, rowBlocks * groups)};
-      return bindVars(ctx_, {"rb", "g", "n"}, d, [&](const Index& v) {
-        const Expr &rb = v[0], &g = v[1], &n = v[2];
+      Index d = unflatten(task, {s_.n, groups, rowBlocks});
+      return bindVars(ctx_, {"n", "g", "rb"}, d, [&](const Index& v) {
+        const Expr &n = v[0], &g = v[1], &rb = v[2];
         int tail = static_cast<int>(s_.ocb % nv_);
         auto body = [&](int nv) { return groupRows(n, g, rb, rowsPerTask, nv); };
         Stmt s = tail == 0 ? body(nv_)
@@ -287,7 +285,6 @@ class ConvBlockedKernel {
       if (flat_) aBase = first * intImm(s_.h * s_.w * e) + ow0 * intImm(e);
     }
     spec.unroll = static_cast<int>(ctx_.knob("unroll", s_.plainInput ? s_.kw : 4, 1, 16));
-    NameFn names = [this](const std::string& hint) { return ctx_.freshVar(hint)->name; };
     auto reduce = [&](const Expr& chunk) {
       Expr first = chunk * intImm(chunkGroups_);
       ukernel::GemmTile c = spec;
@@ -295,7 +292,8 @@ class ConvBlockedKernel {
       if (!s_.plainInput) c.loops.push_back({intImm(L_), 1, L_});
       Expr aAt = xpad_ != nullptr ? aBase : aBase + first * intImm(aIg);
       return ukernel::gemmTile(c, ctx_.config().target,
-                               {a, ctx_.param(wv_), acc, aAt, bBase + first * intImm(wIg)}, names);
+                               {a, ctx_.param(wv_), acc, aAt, bBase + first * intImm(wIg)},
+                               ctx_.names());
     };
     Stmt body = chunks_ == 1 ? reduce(intImm(0))
                              : loop(ctx_, "chunk", chunks_, ForKind::kSerial, [&](const Expr& c) {
@@ -303,8 +301,6 @@ class ConvBlockedKernel {
                                });
     return allocate(acc, seq({seq(init), body, seq(out)}));
   }
-
-  using NameFn = ukernel::NameFn;
 
   LowerContext& ctx_;
   const ir::Node& node_;

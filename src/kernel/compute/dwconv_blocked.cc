@@ -8,36 +8,12 @@
 #include "../loop_builder.h"
 #include "compute_table.h"
 #include "conv_blocked_shape.h"
+#include "kiln/kernel/tile_model.h"
 #include "kiln/kernel/ukernel.h"
 #include "kiln/support/error.h"
 
 namespace kiln::kernel {
 namespace {
-
-// Pixels per tile, from the cost of one kernel row: MR*KW FMAs, and (MR-1)*SX + KW input vectors
-// plus KW weight vectors loaded; MR accumulators, the KW weights and two inputs in flight must
-// fit the vector registers (16 pixels at most: longer tiles measured no faster). Remainders cost
-// a smaller tile.
-int chooseRows(const TargetModel& t, int64_t width, int64_t kw, int64_t sx) {
-  int best = 1;
-  double bestCycles = -1;
-  int64_t regs = std::max<int64_t>(1, t.vectorRegisters - kw - 2);
-  int cap = static_cast<int>(
-      std::clamp<int64_t>(std::min<int64_t>(16, regs), 1, std::max<int64_t>(1, width)));
-  auto cycles = [&](int mr) {
-    double fmas = static_cast<double>(mr * kw) / t.fmaPerCycle;
-    double loads = static_cast<double>((mr - 1) * sx + 2 * kw) / t.loadsPerCycle;
-    return std::max({fmas, loads, static_cast<double>(t.fmaLatency)});
-  };
-  for (int mr = 1; mr <= cap; ++mr) {
-    double c = static_cast<double>(width / mr) * cycles(mr) + (width % mr ? cycles(width % mr) : 0);
-    if (bestCycles < 0 || c < bestCycles - 1e-9 || (c <= bestCycles + 1e-9 && mr > best)) {
-      bestCycles = c;
-      best = mr;
-    }
-  }
-  return best;
-}
 
 class DepthwiseKernel {
  public:
@@ -53,7 +29,7 @@ class DepthwiseKernel {
     int64_t last = s_.w - 1 + s_.pl - (s_.kw - 1) * s_.dx;
     end_ = std::clamp<int64_t>(last < 0 ? 0 : last / s_.sx + 1, first_, s_.ow);
     mr_ = static_cast<int>(
-        ctx.knob("mr", chooseRows(ctx.config().target, end_ - first_, s_.kw, s_.sx), 1, 32));
+        ctx.knob("mr", chooseDwconvRows(ctx.config().target, end_ - first_, s_.kw, s_.sx), 1, 32));
   }
 
   Stmt emit() {
@@ -61,15 +37,13 @@ class DepthwiseKernel {
     int64_t rowBlocks = ceilDiv(s_.oh, rowsPerTask);
     return loop(
         ctx_, "task", s_.n * s_.ocb * rowBlocks, ctx_.parallelKind(), [&](const Expr& task) {
-          Index d{binary(BinaryOp::kFloorMod, task, intImm(rowBlocks)),
-                  binary(BinaryOp::kFloorMod, floorDivBy(task, rowBlocks), intImm(s_.ocb)),
-                  floorDivBy(task, rowBlocks * s_.ocb)};
-          return bindVars(ctx_, {"rb", "cb", "n"}, d, [&](const Index& v) {
-            Expr first = v[0] * intImm(rowsPerTask);
+          Index d = unflatten(task, {s_.n, s_.ocb, rowBlocks});
+          return bindVars(ctx_, {"n", "cb", "rb"}, d, [&](const Index& v) {
+            Expr first = v[2] * intImm(rowsPerTask);
             Expr count = s_.oh % rowsPerTask == 0 ? intImm(rowsPerTask)
                                                   : min(intImm(rowsPerTask), intImm(s_.oh) - first);
             return loopRange(ctx_, "oh", first, count, ForKind::kSerial,
-                             [&](const Expr& oh) { return row(v[2], v[1], oh); });
+                             [&](const Expr& oh) { return row(v[0], v[1], oh); });
           });
         });
   }
@@ -135,9 +109,9 @@ class DepthwiseKernel {
     spec.wColStep = L_;
     Expr xBase = xRow + (ow0 * intImm(s_.sx) - intImm(s_.pl)) * intImm(L_);
     Expr wBase = (cb * intImm(s_.kh) + k[0]) * intImm(s_.kw * L_);
-    ukernel::NameFn names = [this](const std::string& hint) { return ctx_.freshVar(hint)->name; };
-    Stmt body = ukernel::dwconvTile(spec, ctx_.config().target,
-                                    {ctx_.param(xv_), ctx_.param(wv_), acc, xBase, wBase}, names);
+    Stmt body =
+        ukernel::dwconvTile(spec, ctx_.config().target,
+                            {ctx_.param(xv_), ctx_.param(wv_), acc, xBase, wBase}, ctx_.names());
     return allocate(acc, seq({seq(init), body, seq(out)}));
   }
 

@@ -46,7 +46,6 @@ class PackedMatmul {
   Stmt emit() {
     if (m_ == 0 || n_ == 0) return seq({});
     int64_t groups = ceilDiv(nb_, nv_);
-    int64_t fullTiles = m_ / mr_;
     int64_t tiles = ceilDiv(m_, mr_);
     // K is blocked when a tile's panels over all of K would crowd the L2 cache: each block of K
     // then passes over all the task's row tiles, whose partial sums wait in a local buffer.
@@ -63,20 +62,13 @@ class PackedMatmul {
                                      std::clamp<int64_t>(tiles, 1, maxTiles));
     int64_t blocks = ceilDiv(tiles, tilesPerTask);
     return loop(ctx_, "task", blocks * groups, ctx_.parallelKind(), [&](const Expr& task) {
-      Index d{binary(BinaryOp::kFloorMod, task, intImm(groups)), floorDivBy(task, groups)};
-      return bindVars(ctx_, {"g", "blk"}, d, [&](const Index& v) {
-        const Expr &g = v[0], &blk = v[1];
+      return bindVars(ctx_, {"blk", "g"}, unflatten(task, {blocks, groups}), [&](const Index& v) {
+        const Expr &blk = v[0], &g = v[1];
         auto body = [&](int nv) {
           if (kBlock_ < k_) return blockedK(g, blk, nv, tilesPerTask, blocks);
-          Expr first = blk * intImm(tilesPerTask);
-          // Full tiles of this block, then the short tile if this block holds it.
-          Expr count = max(intImm(0), min(intImm(tilesPerTask), intImm(fullTiles) - first));
-          Stmt full = loopRange(ctx_, "tile", first, count, ForKind::kSerial,
-                                [&](const Expr& t) { return tile(t * intImm(mr_), mr_, g, nv); });
-          int64_t rem = m_ % mr_;
-          if (rem == 0) return full;
-          Stmt last = tile(intImm(fullTiles * mr_), static_cast<int>(rem), g, nv);
-          return seq({full, ifThenElse(compare(CompareOp::kEQ, blk, intImm(blocks - 1)), last)});
+          return rowTilesOfBlock(
+              ctx_, blk, tilesPerTask, blocks, m_, mr_,
+              [&](const Expr& m0, int mr, const Expr&) { return tile(m0, mr, g, nv); });
         };
         int tail = static_cast<int>(nb_ % nv_);
         if (tail == 0) return body(nv_);
@@ -96,18 +88,12 @@ class PackedMatmul {
   // kBlock_: cbuf holds each tile's partial sums between K blocks (slot TILES_PER_TASK holds the
   // short last tile), and the epilogue runs once all of K is summed.
   Stmt blockedK(const Expr& g, const Expr& blk, int nv, int64_t tilesPerTask, int64_t blocks) {
-    int64_t fullTiles = m_ / mr_, rem = m_ % mr_, slot = int64_t{mr_} * nv * L_;
+    int64_t slot = int64_t{mr_} * nv * L_;
     Buffer cbuf = ctx_.localBuffer("cbuf", t_, {(tilesPerTask + 1) * slot});
-    Expr first = blk * intImm(tilesPerTask);
-    Expr count = max(intImm(0), min(intImm(tilesPerTask), intImm(fullTiles) - first));
-    Expr hasShort = compare(CompareOp::kEQ, blk, intImm(blocks - 1));
     auto eachTile = [&](const std::function<Stmt(const Expr& m0, int mr, const Expr& at)>& f) {
-      Stmt full = loopRange(ctx_, "tile", first, count, ForKind::kSerial, [&](const Expr& t) {
-        return f(t * intImm(mr_), mr_, (t - first) * intImm(slot));
-      });
-      if (rem == 0) return full;
-      Stmt last = f(intImm(fullTiles * mr_), static_cast<int>(rem), intImm(tilesPerTask * slot));
-      return seq({full, ifThenElse(hasShort, last)});
+      return rowTilesOfBlock(
+          ctx_, blk, tilesPerTask, blocks, m_, mr_,
+          [&](const Expr& m0, int mr, const Expr& s) { return f(m0, mr, s * intImm(slot)); });
     };
     Stmt zero =
         loop(ctx_, "z", (tilesPerTask + 1) * slot / L_, ForKind::kSerial, [&](const Expr& i) {
@@ -166,11 +152,10 @@ class PackedMatmul {
     spec.bVectorStride = k_ * L_;
     Expr k0 = blocked ? part.k0 : intImm(0);
     spec.loops = {{blocked ? part.extent : intImm(k_), 1, L_}};
-    ukernel::NameFn names = [this](const std::string& hint) { return ctx_.freshVar(hint)->name; };
     Stmt body = ukernel::gemmTile(spec, ctx_.config().target,
                                   {ctx_.param(av_), ctx_.param(bv_), acc, m0 * intImm(k_) + k0,
                                    g * intImm(nv_ * k_ * L_) + k0 * intImm(L_)},
-                                  names);
+                                  ctx_.names());
     return allocate(acc, seq({seq(init), body, seq(out)}));
   }
 
@@ -187,6 +172,7 @@ class PackedMatmul {
       partial.push_back(storeFn_(outIndex(row, col0 + intImm(l)), load(acc, intImm(at + l))));
     }
     Expr fits = compare(CompareOp::kLE, col0 + intImm(L_), intImm(n_));
+    // A vector that lies past N is not even built: its store would be malformed there.
     if (isIntImm(fits)) return fits->intValue != 0 ? whole() : seq(partial);
     return ifThenElse(fits, whole(), seq(partial));
   }

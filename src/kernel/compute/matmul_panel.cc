@@ -25,33 +25,21 @@ class PanelMatmul {
     int64_t groups = ceilDiv(nb_, nv_), tiles = ceilDiv(mm_.m, mr_);
     int64_t perTask = ctx_.knob("tiles_per_task", mm_.batch * tiles * groups / 32, 1, tiles);
     int64_t blocks = ceilDiv(tiles, perTask);
-    int64_t full = mm_.m / mr_;
     return loop(
         ctx_, "task", mm_.batch * blocks * groups, ctx_.parallelKind(), [&](const Expr& task) {
-          Index d{binary(BinaryOp::kFloorMod, task, intImm(groups)),
-                  binary(BinaryOp::kFloorMod, floorDivBy(task, groups), intImm(blocks)),
-                  floorDivBy(task, groups * blocks)};
-          return bindVars(ctx_, {"g", "blk", "batch"}, d, [&](const Index& v) {
-            const Expr &g = v[0], &blk = v[1], &b = v[2];
-            return bindVars(
-                ctx_, {"a_off", "b_off", "j0"}, {mm_.aOff(b), mm_.bOff(b), g * intImm(nv_ * L_)},
-                [&](const Index& o) {
-                  Buffer panel = ctx_.localBuffer("panel", mm_.t, {mm_.k, nv_ * L_});
-                  Expr first = blk * intImm(perTask);
-                  Expr count = max(intImm(0), min(intImm(perTask), intImm(full) - first));
-                  Stmt rows =
-                      loopRange(ctx_, "tile", first, count, ForKind::kSerial, [&](const Expr& t) {
-                        return tile(panel, b, o[0], o[2], t * intImm(mr_), mr_);
-                      });
-                  std::vector<Stmt> body = {fillPanel(panel, o[1], o[2]), rows};
-                  if (mm_.m % mr_ != 0) {
-                    Stmt last = tile(panel, b, o[0], o[2], intImm(full * mr_),
-                                     static_cast<int>(mm_.m % mr_));
-                    body.push_back(
-                        ifThenElse(compare(CompareOp::kEQ, blk, intImm(blocks - 1)), last));
-                  }
-                  return allocate(panel, seq(body));
-                });
+          Index d = unflatten(task, {mm_.batch, blocks, groups});
+          return bindVars(ctx_, {"batch", "blk", "g"}, d, [&](const Index& v) {
+            const Expr &b = v[0], &blk = v[1], &g = v[2];
+            return bindVars(ctx_, {"a_off", "b_off", "j0"},
+                            {mm_.aOff(b), mm_.bOff(b), g * intImm(nv_ * L_)}, [&](const Index& o) {
+                              Buffer panel = ctx_.localBuffer("panel", mm_.t, {mm_.k, nv_ * L_});
+                              Stmt rows =
+                                  rowTilesOfBlock(ctx_, blk, perTask, blocks, mm_.m, mr_,
+                                                  [&](const Expr& i0, int mr, const Expr&) {
+                                                    return tile(panel, b, o[0], o[2], i0, mr);
+                                                  });
+                              return allocate(panel, seq({fillPanel(panel, o[1], o[2]), rows}));
+                            });
           });
         });
   }
@@ -91,10 +79,9 @@ class PanelMatmul {
     spec.aRowStride = mm_.aRow;
     spec.bVectorStride = L_;
     spec.loops = {{intImm(mm_.k), mm_.aCol, nv_ * L_}};
-    ukernel::NameFn names = [this](const std::string& hint) { return ctx_.freshVar(hint)->name; };
     Stmt body = ukernel::gemmTile(
         spec, ctx_.config().target,
-        {ctx_.param(mm_.a), panel, acc, aOff + i0 * intImm(mm_.aRow), intImm(0)}, names);
+        {ctx_.param(mm_.a), panel, acc, aOff + i0 * intImm(mm_.aRow), intImm(0)}, ctx_.names());
     return allocate(acc, seq({seq(init), body, seq(out)}));
   }
 
@@ -117,7 +104,6 @@ class PanelMatmul {
       partial = ifThenElse(compare(CompareOp::kEQ, j, intImm(mm_.n / L_ * L_)), seq(lanesBelowN));
     }
     Expr fits = compare(CompareOp::kLE, j + intImm(L_), intImm(mm_.n));
-    if (partial == nullptr) return ifThenElse(fits, whole);
     return ifThenElse(fits, whole, partial);
   }
 

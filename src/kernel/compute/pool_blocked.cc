@@ -27,9 +27,9 @@ Stmt emitPoolBlocked(LowerContext& ctx, const ir::Node& node, const StoreFn& sto
   int64_t rows = xs[0] * xs[1] * wy.out;
   ForKind kind = rows * wx.out * lanes >= (1 << 12) ? ctx.parallelKind() : ForKind::kSerial;
   return loop(ctx, "task", rows, kind, [&](const Expr& task) {
-    Index d{binary(BinaryOp::kFloorMod, task, intImm(wy.out)), floorDivBy(task, wy.out)};
-    return bindVars(ctx, {"oh", "plane"}, d, [&](const Index& v) {
-      const Expr &oh = v[0], &plane = v[1];
+    Index d = unflatten(task, {xs[0] * xs[1], wy.out});
+    return bindVars(ctx, {"plane", "oh"}, d, [&](const Index& v) {
+      const Expr &plane = v[0], &oh = v[1];
       Expr khLo = wy.tapLo(oh), khN = max(intImm(0), wy.tapHi(oh) - khLo);
       return loop(ctx, "ow", wx.out, ForKind::kSerial, [&](const Expr& ow) {
         Expr kwLo = wx.tapLo(ow), kwN = max(intImm(0), wx.tapHi(ow) - kwLo);

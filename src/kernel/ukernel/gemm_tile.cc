@@ -51,8 +51,7 @@ struct Builder {
     if (!innermost || tile.unroll <= 1) return loop(l.extent, inner);
     // The innermost loop unrolled: UNROLL steps per iteration, then the remaining steps.
     int64_t u = tile.unroll;
-    Expr main = isIntImm(l.extent) ? intImm(l.extent->intValue / u)
-                                   : binary(BinaryOp::kFloorDiv, l.extent, intImm(u));
+    Expr main = binary(BinaryOp::kFloorDiv, l.extent, intImm(u));
     Stmt unrolled = loop(main, [&](const Expr& ko) {
       std::vector<Stmt> steps;
       for (int64_t j = 0; j < u; ++j) steps.push_back(inner(ko * intImm(u) + intImm(j)));
