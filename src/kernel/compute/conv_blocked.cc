@@ -40,14 +40,9 @@ class ConvBlockedKernel {
             s_.pt + s_.pb + s_.pl + s_.pr == 0 && !s_.plainInput;
     rows_ = s_.oh;
     cols_ = flat_ ? s_.oh * s_.ow : s_.ow;
-    GemmTileChoice tile = chooseGemmTile(ctx.config().target, cols_, s_.ocb);
-    mr_ = static_cast<int>(ctx.knob("mr", tile.mr, 1, std::min<int64_t>(cols_, 32)));
-    nv_ = static_cast<int>(ctx.knob("nv", tile.nv, 1, std::min<int64_t>(s_.ocb, 8)));
-    // A grouped conv's tile must not straddle two groups: NV divides a group's output blocks.
     convGroups_ = node.attrs.getInt("group", 1);
-    int64_t groupBlocks = s_.ocb / convGroups_;
-    while (groupBlocks % nv_ != 0) --nv_;
     padded_ = s_.pl + s_.pr > 0;
+    chooseTile();
     if (flat_) splitPixels();
     lastCols_ = cols_;
     if (flat_) lastCols_ = s_.oh * s_.ow - (rows_ - 1) * cols_;
@@ -77,6 +72,37 @@ class ConvBlockedKernel {
   }
 
  private:
+  // The register tile, MR pixels by NV output blocks: the analytical default or the schedule's
+  // knobs, within what the lowering can run. A grouped conv's tile must not straddle two groups,
+  // so NV divides a group's output blocks; with horizontal padding, one tile's input window over
+  // one input channel group must fit the local-buffer budget.
+  void chooseTile() {
+    int64_t groupBlocks = s_.ocb / convGroups_;
+    GemmTileChoice tile = chooseGemmTile(ctx_.config().target, cols_, s_.ocb);
+    int nvHi = static_cast<int>(std::min<int64_t>(groupBlocks, 8)), nvDefault = tile.nv;
+    if (convGroups_ > 1) {
+      while (groupBlocks % nvDefault != 0) --nvDefault;
+    }
+    int mrHi = static_cast<int>(std::min<int64_t>(cols_, 32));
+    while (padded_ && mrHi > 1 && !windowFits(mrHi, 1, mrHi, nvHi)) --mrHi;
+    mr_ = static_cast<int>(ctx_.knob("mr", tile.mr, 1, mrHi));
+    nv_ = static_cast<int>(ctx_.knob("nv", nvDefault, 1, nvHi));
+    if (groupBlocks % nv_ != 0 && convGroups_ > 1) {
+      throw Error(strCat("schedule: knob 'nv' of workload ", ctx_.workload(), " is ", nv_,
+                         "; expected a divisor of ", groupBlocks,
+                         ", the output blocks of a group"));
+    }
+  }
+
+  // Whether the input window of WIDTH output columns over GROUPS input channel groups fits the
+  // local-buffer budget beside an MR x NV tile's accumulators.
+  bool windowFits(int64_t width, int64_t groups, int mr, int nv) const {
+    int64_t perGroupColumn = s_.kh * inBlock() * static_cast<int64_t>(t_.bytes());
+    int64_t accBytes = int64_t{mr} * nv * L_ * static_cast<int64_t>(t_.bytes()) * 2;
+    int64_t budget = std::min(kMaxLocalBufferBytes, kMaxLocalBytesPerKernel - accBytes);
+    return windowColumns(width) * groups * perGroupColumn <= budget;
+  }
+
   // A flat conv's pixels as rows of whole tiles, enough of them for about 32 tasks; the last row
   // takes what is left.
   void splitPixels() {
@@ -213,25 +239,20 @@ class ConvBlockedKernel {
     chunkGroups_ = inGroups();
     chunks_ = 1;
     if (!padded_) return;
-    int64_t perGroupColumn = s_.kh * inBlock() * static_cast<int64_t>(t_.bytes());
-    int64_t accBytes = int64_t{mr_} * nv_ * L_ * static_cast<int64_t>(t_.bytes()) * 2;
-    int64_t budget = std::min(kMaxLocalBufferBytes, kMaxLocalBytesPerKernel - accBytes);
-    auto fits = [&](int64_t width, int64_t groups) {
-      return windowColumns(width) * groups * perGroupColumn <= budget;
-    };
+    auto fits = [&](int64_t width, int64_t groups) { return windowFits(width, groups, mr_, nv_); };
     while (segment_ > mr_ && !fits(segment_, chunkGroups_)) {
       segment_ = std::max<int64_t>(mr_, (segment_ / 2 + mr_ - 1) / mr_ * mr_);
     }
     if (!fits(segment_, chunkGroups_)) {
-      while (mr_ > 1 && !fits(mr_, 1)) --mr_;
-      segment_ = mr_;
-      chunkGroups_ = std::max<int64_t>(1, budget / (windowColumns(mr_) * perGroupColumn));
-      chunks_ = ceilDiv(inGroups(), chunkGroups_);
       if (!fits(mr_, 1)) {
         unsupported(node_, strCat("one kernel row of one input channel group spans ",
-                                  windowColumns(1) * perGroupColumn,
+                                  windowColumns(1) * s_.kh * inBlock() * t_.bytes(),
                                   " bytes, more than the local buffer budget"));
       }
+      segment_ = mr_;
+      chunkGroups_ = 1;
+      while (chunkGroups_ < inGroups() && fits(mr_, chunkGroups_ + 1)) ++chunkGroups_;
+      chunks_ = ceilDiv(inGroups(), chunkGroups_);
     }
     window_ = windowColumns(segment_);
     xpad_ = ctx_.localBuffer("xpad", t_, {chunkGroups_, s_.kh, window_, inBlock()});

@@ -123,14 +123,15 @@ Stmt emitPanelMatmul(LowerContext& ctx, const Matmul& mm, const StoreFn& storeFn
   if (mm.t != DataType::float32() || target.lanes < 2 || mm.k == 0 || mm.n < target.lanes) {
     return nullptr;
   }
+  // The panel must leave room for the accumulators in the local-buffer budget.
   int64_t nb = ceilDiv(mm.n, target.lanes);
+  auto fits = [&](int64_t v) { return mm.k * v * target.lanes * 4 <= kMaxLocalBufferBytes / 2; };
+  if (!fits(1)) return nullptr;
+  int64_t nvHi = std::min<int64_t>(nb, 8);
+  while (!fits(nvHi)) --nvHi;
   GemmTileChoice tile = chooseGemmTile(target, mm.m, nb);
   int mr = static_cast<int>(ctx.knob("mr", tile.mr, 1, std::clamp<int64_t>(mm.m, 1, 32)));
-  int nv = static_cast<int>(ctx.knob("nv", tile.nv, 1, std::min<int64_t>(nb, 8)));
-  // The panel must leave room for the accumulators in the local-buffer budget.
-  auto panelBytes = [&](int v) { return mm.k * v * target.lanes * 4; };
-  while (nv > 1 && panelBytes(nv) > kMaxLocalBufferBytes / 2) --nv;
-  if (panelBytes(nv) > kMaxLocalBufferBytes / 2) return nullptr;
+  int nv = static_cast<int>(ctx.knob("nv", tile.nv, 1, nvHi));
   return PanelMatmul(ctx, mm, storeFn, mr, nv).emit();
 }
 

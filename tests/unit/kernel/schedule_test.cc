@@ -96,6 +96,30 @@ TEST(Schedule, BadOverridesAreErrors) {
   }
 }
 
+// A grouped conv of 2 groups of 3 output blocks: its tile never straddles two groups, so the
+// recorded NV divides 3, and an override that does not is an error rather than quietly changed.
+TEST(Schedule, GroupedConvTilesDivideAGroup) {
+  const char* conv = R"(graph main(%x: float32[1,4,5,5,16]) {
+  %w = const float32[6,2,1,1,16,16] random(seed=4)
+  %y = kiln.ConvBlocked(%x, %w) {block=16, channels=96, dilations=[1,1], group=2, in_channels=64, input_layout="blocked", kernel_shape=[1,1], pads=[0,0,0,0], strides=[1,1]}
+  return %y
+})";
+  auto g = ir::parseGraph(conv);
+  KernelSchedule s = lowerGroup(groupsOf(*g)[0], "k", {}).schedule;
+  int64_t nv = 0;
+  for (const KnobChoice& c : s.knobs) nv = c.name == "nv" ? c.value : nv;
+  EXPECT_TRUE(nv == 1 || nv == 3) << "nv = " << nv;
+  ScheduleConfig straddling;
+  straddling.knobs[s.workload] = {{"nv", 2}};
+  try {
+    lowerGroup(groupsOf(*g)[0], "k", straddling);
+    FAIL() << "expected kiln::Error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("is 2; expected a divisor of 3"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Schedule, FilesRoundTripAndMalformedLinesAreNamed) {
   KernelSchedule s{"W(float32[2])", {{"mr", 4, 1, 8}, {"nv", 2, 1, 4}}};
   KnobOverrides o = parseScheduleFile(scheduleRecord(s) + "\n\n", "s.json");
