@@ -131,12 +131,9 @@ class ConvBlockedKernel {
 
   // The kernel rows output row OH reads inside the input: [khLo, khLo + nKh).
   Stmt withKernelRows(const Expr& oh, const std::function<Stmt(const Expr&, const Expr&)>& body) {
-    if (s_.pt + s_.pb == 0 || flat_) return body(intImm(0), intImm(s_.kh));
-    // Kernel row k reads input row oh*sy - pt + k*dy, inside when 0 <= it < H.
-    Expr top = oh * intImm(s_.sy) - intImm(s_.pt);
-    Expr lo = max(intImm(0), ceilDivBy(intImm(0) - top, s_.dy));
-    Expr hi = min(intImm(s_.kh), floorDivBy(intImm(s_.h - 1) - top, s_.dy) + intImm(1));
-    return bindVars(ctx_, {"kh_lo", "kh_n"}, {lo, max(intImm(0), hi - lo)},
+    if (flat_) return body(intImm(0), intImm(s_.kh));
+    auto [first, count] = s_.kernelRows(oh);
+    return bindVars(ctx_, {"kh_lo", "kh_n"}, {first, count},
                     [&](const Index& v) { return body(v[0], v[1]); });
   }
 

@@ -1,9 +1,12 @@
 // Reads kiln.ConvBlocked's geometry once, so the lowerings work with plain numbers.
 #include "conv_blocked_shape.h"
 
-#include "kiln/support/error.h"
+#include "kiln/ir/window.h"
+#include "window.h"
 
 namespace kiln::kernel {
+
+using namespace tir;  // NOLINT(google-build-using-namespace)
 
 ConvBlockedShape convBlockedShape(const ir::Node& node) {
   ConvBlockedShape s;
@@ -16,19 +19,22 @@ ConvBlockedShape convBlockedShape(const ir::Node& node) {
   s.icb = (s.ic + s.block - 1) / s.block;
   s.h = x[2];
   s.w = x[3];
-  s.oc = node.attrs.getInt("channels");
   s.ocb = y[1];
   s.oh = y[2];
   s.ow = y[3];
   std::vector<int64_t> k = node.attrs.getInts("kernel_shape", {});
-  std::vector<int64_t> st = node.attrs.getInts("strides", {1, 1});
-  std::vector<int64_t> d = node.attrs.getInts("dilations", {1, 1});
-  std::vector<int64_t> p = node.attrs.getInts("pads", {0, 0, 0, 0});
-  KILN_CHECK(k.size() == 2 && st.size() == 2 && d.size() == 2 && p.size() == 4,
-             "kiln.ConvBlocked '", node.name, "' has malformed window attributes");
-  s.kh = k[0], s.kw = k[1], s.sy = st[0], s.sx = st[1], s.dy = d[0], s.dx = d[1];
-  s.pt = p[0], s.pl = p[1], s.pb = p[2], s.pr = p[3];
+  ir::WindowGeometry g = ir::resolveWindow(node, {s.h, s.w}, k);
+  s.kh = k[0], s.kw = k[1];
+  s.sy = g.strides[0], s.sx = g.strides[1], s.dy = g.dilations[0], s.dx = g.dilations[1];
+  s.pt = g.padsBegin[0], s.pl = g.padsBegin[1], s.pb = g.padsEnd[0], s.pr = g.padsEnd[1];
   return s;
+}
+
+std::pair<Expr, Expr> ConvBlockedShape::kernelRows(const Expr& oh) const {
+  if (pt + pb == 0) return {intImm(0), intImm(kh)};
+  WindowDim rows{h, this->oh, kh, sy, dy, pt, pb};
+  Expr first = rows.tapLo(oh);
+  return {first, max(intImm(0), rows.tapHi(oh) - first)};
 }
 
 }  // namespace kiln::kernel

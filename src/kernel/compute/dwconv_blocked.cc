@@ -51,13 +51,8 @@ class DepthwiseKernel {
  private:
   Stmt row(const Expr& n, const Expr& cb, const Expr& oh) {
     Expr top = oh * intImm(s_.sy) - intImm(s_.pt);
-    Expr lo = intImm(0), rows = intImm(s_.kh);
-    if (s_.pt + s_.pb > 0) {
-      lo = max(intImm(0), ceilDivBy(intImm(0) - top, s_.dy));
-      Expr hi = min(intImm(s_.kh), floorDivBy(intImm(s_.h - 1) - top, s_.dy) + intImm(1));
-      rows = max(intImm(0), hi - lo);
-    }
-    return bindVars(ctx_, {"kh_lo", "kh_n"}, {lo, rows}, [&](const Index& k) {
+    auto [first, count] = s_.kernelRows(oh);
+    return bindVars(ctx_, {"kh_lo", "kh_n"}, {first, count}, [&](const Index& k) {
       Expr ih0 = top + k[0] * intImm(s_.dy);
       Expr xRow = ((n * intImm(s_.icb) + cb) * intImm(s_.h) + ih0) * intImm(s_.w * L_);
       return bindVar(ctx_, "x_row", xRow, [&](const Expr& xr) {
