@@ -149,9 +149,12 @@ Expr foldNestedAdd(BinaryOp op, const Expr& a, const Expr& b) {
   bool outerAdd = op == BinaryOp::kAdd, outerSub = op == BinaryOp::kSub;
   bool innerAdd = a->binaryOp == BinaryOp::kAdd, innerSub = a->binaryOp == BinaryOp::kSub;
   if (!(outerAdd || outerSub) || !(innerAdd || innerSub)) return nullptr;
-  int64_t c1 = innerAdd ? a->b->intValue : -a->b->intValue;
-  int64_t c2 = outerAdd ? b->intValue : -b->intValue;
-  return binary(BinaryOp::kAdd, a->a, intImm(wrapTo(a->dtype, c1 + c2), a->dtype));
+  // Signed c1 + c2 in unsigned arithmetic, which wraps where signed overflow would be undefined;
+  // intImm wraps the sum to the type.
+  auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
+  uint64_t c1 = innerAdd ? u(a->b->intValue) : 0 - u(a->b->intValue);
+  uint64_t c2 = outerAdd ? u(b->intValue) : 0 - u(b->intValue);
+  return binary(BinaryOp::kAdd, a->a, intImm(static_cast<int64_t>(c1 + c2), a->dtype));
 }
 
 // Affine arithmetic on ramps stays a ramp: ramp +- ramp, ramp +- broadcast, ramp * broadcast;

@@ -1,5 +1,6 @@
-// The loop IR verifier: scoping of variables and buffers, vector widths, and the bounds of
-// constant indices, checked once after lowering so that codegen can trust its input.
+// The loop IR verifier: scoping of variables and buffers, unique buffer names, loop extents and
+// the bounds of constant indices, checked once after lowering so that codegen can trust its input
+// (types and vector widths the constructors already check).
 #include "kiln/tir/verifier.h"
 
 #include <map>
@@ -23,6 +24,7 @@ class Checker : public Visitor {
         continue;
       }
       declareBuffer(b, "parameter");
+      live_.insert(b.get());
     }
     if (f_.body == nullptr) problem("the kernel has no body");
     visitStmt(f_.body);
@@ -45,10 +47,6 @@ class Checker : public Visitor {
   }
   void visitStore(const StmtNode& s) override {
     access(s.buffer, s.index, "store to");
-    if (s.value->dtype.lanes != s.index->dtype.lanes) {
-      problem(strCat("store to '", s.buffer->name, "' writes ", s.value->dtype.str(), " at ",
-                     s.index->dtype.lanes, " lane(s) of index"));
-    }
     Visitor::visitStore(s);
   }
   void visitFor(const StmtNode& s) override {
@@ -78,11 +76,9 @@ class Checker : public Visitor {
   void problem(std::string text) { problems_.push_back(std::move(text)); }
 
   void declareBuffer(const Buffer& b, const char* what) {
-    if (b->dtype.lanes != 1) problem(strCat(what, " '", b->name, "' has a vector element type"));
     if (!names_.insert(b->name).second) {
       problem(strCat(what, " '", b->name, "' reuses the name of another buffer"));
     }
-    if (std::string(what) == "parameter") live_.insert(b.get());
   }
 
   void bind(const Expr& v) {

@@ -61,7 +61,6 @@ class FunctionLowering {
 
  private:
   // lower_expr.cc
-  llvm::Value* lowerAs(const tir::Expr& e, DataType t);
   llvm::Value* lowerImmediate(const tir::ExprNode& e);
   llvm::Value* lowerBinary(const tir::ExprNode& e);
   llvm::Value* lowerCompare(const tir::ExprNode& e);

@@ -1,5 +1,5 @@
 // Conversions between element types follow C semantics (truncation toward zero for float to int,
-// non-zero is true for bool), and a scalar cast to a vector type broadcasts.
+// non-zero is true for bool), lane by lane.
 #include <llvm/IR/Constants.h>
 
 #include "function_lowering.h"
@@ -15,11 +15,6 @@ bool isFloating(DataType t) { return t.isFloat() || t.code == kDLBfloat; }
 
 llvm::Value* FunctionLowering::castValue(llvm::Value* v, DataType from, DataType to) {
   if (from == to) return v;
-  if (from.lanes == 1 && to.lanes > 1) {
-    DataType scalarTo = to;
-    scalarTo.lanes = 1;
-    return b_.CreateVectorSplat(to.lanes, castValue(v, from, scalarTo));
-  }
   KILN_CHECK(from.lanes == to.lanes, "cannot cast ", from.str(), " to ", to.str());
   llvm::Type* type = valueType(ctx_, to);
   llvm::Value* zero = llvm::Constant::getNullValue(v->getType());

@@ -44,11 +44,6 @@ llvm::Value* FunctionLowering::lowerExpr(const tir::Expr& e) {
   return nullptr;
 }
 
-llvm::Value* FunctionLowering::lowerAs(const tir::Expr& e, DataType t) {
-  llvm::Value* v = lowerExpr(e);
-  return e->dtype == t ? v : castValue(v, e->dtype, t);
-}
-
 llvm::Value* FunctionLowering::lowerImmediate(const tir::ExprNode& e) {
   llvm::Type* type = valueType(ctx_, e.dtype);
   bool fromInt = e.kind == ExprKind::kIntImm;
@@ -62,8 +57,8 @@ llvm::Value* FunctionLowering::lowerImmediate(const tir::ExprNode& e) {
 
 llvm::Value* FunctionLowering::lowerBinary(const tir::ExprNode& e) {
   DataType t = e.dtype;
-  llvm::Value* a = lowerAs(e.a, t);
-  llvm::Value* b = lowerAs(e.b, t);
+  llvm::Value* a = lowerExpr(e.a);
+  llvm::Value* b = lowerExpr(e.b);
   if (t.isFloat() || t.code == kDLBfloat) {
     switch (e.binaryOp) {
       case BinaryOp::kAdd:
@@ -126,11 +121,9 @@ llvm::Value* FunctionLowering::lowerBinary(const tir::ExprNode& e) {
 }
 
 llvm::Value* FunctionLowering::lowerCompare(const tir::ExprNode& e) {
-  // Operands of different types meet in the type of the one that is not an immediate.
-  bool aImm = e.a->kind == ExprKind::kIntImm || e.a->kind == ExprKind::kFloatImm;
-  DataType t = aImm ? e.b->dtype : e.a->dtype;
-  llvm::Value* a = lowerAs(e.a, t);
-  llvm::Value* b = lowerAs(e.b, t);
+  DataType t = e.a->dtype;  // the constructor gave both operands one type
+  llvm::Value* a = lowerExpr(e.a);
+  llvm::Value* b = lowerExpr(e.b);
   using P = llvm::CmpInst::Predicate;
   if (t.isFloat() || t.code == kDLBfloat) {
     static constexpr P kFloat[] = {P::FCMP_OLT, P::FCMP_OLE, P::FCMP_OGT,
@@ -154,8 +147,8 @@ llvm::Value* FunctionLowering::toBool(llvm::Value* v, DataType from) {
 
 llvm::Value* FunctionLowering::lowerSelect(const tir::ExprNode& e) {
   llvm::Value* cond = toBool(lowerExpr(e.a), e.a->dtype);
-  llvm::Value* t = lowerAs(e.b, e.dtype);
-  llvm::Value* f = lowerAs(e.c, e.dtype);
+  llvm::Value* t = lowerExpr(e.b);
+  llvm::Value* f = lowerExpr(e.c);
   return b_.CreateSelect(cond, t, f);
 }
 

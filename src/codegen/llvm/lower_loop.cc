@@ -16,8 +16,8 @@ void FunctionLowering::lowerFor(const tir::StmtNode& s) {
   if (s.forKind == ForKind::kParallel && !serialOnly_) return lowerParallelFor(s);
   DataType t = s.loopVar->dtype;
   KILN_CHECK(t.isInt() || t.isUInt(), "loop variable ", s.loopVar->name, " has type ", t.str());
-  llvm::Value* begin = lowerAs(s.min, t);
-  llvm::Value* end = b_.CreateAdd(begin, lowerAs(s.extent, t), "", false, t.isInt());
+  llvm::Value* begin = lowerExpr(s.min);
+  llvm::Value* end = b_.CreateAdd(begin, lowerExpr(s.extent), "", false, t.isInt());
   emitLoop(begin, end, t.isInt(), loopMetadata(s.forKind), [&](llvm::Value* i) {
     bindVar(s.loopVar->name, i);
     lowerStmt(s.body);

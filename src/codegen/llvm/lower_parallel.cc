@@ -14,8 +14,8 @@ namespace kiln::codegen {
 
 void FunctionLowering::lowerParallelFor(const tir::StmtNode& s) {
   FreeVars fv = collectFreeVars(s.body, s.loopVar->name);
-  llvm::Value* begin = lowerAs(s.min, DataType::int64());
-  llvm::Value* extent = lowerAs(s.extent, DataType::int64());
+  llvm::Value* begin = lowerExpr(s.min);
+  llvm::Value* extent = lowerExpr(s.extent);
 
   // Closure layout: loop start, buffer pointers, free variables.
   std::vector<llvm::Value*> fields{begin};

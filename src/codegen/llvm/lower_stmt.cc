@@ -45,7 +45,7 @@ void FunctionLowering::lowerStore(const tir::StmtNode& s) {
 void FunctionLowering::lowerLet(const tir::StmtNode& s) {
   KILN_CHECK(s.letVar != nullptr && s.letVar->kind == tir::ExprKind::kVar,
              "let binds a non-variable");
-  llvm::Value* v = lowerAs(s.value, s.letVar->dtype);
+  llvm::Value* v = lowerExpr(s.value);
   bindVar(s.letVar->name, v);
   lowerStmt(s.body);
   unbindVar(s.letVar->name);

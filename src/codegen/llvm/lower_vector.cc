@@ -18,11 +18,10 @@ bool isContiguous(const tir::Expr& index) {
 
 llvm::Value* FunctionLowering::lowerRamp(const tir::ExprNode& e) {
   unsigned lanes = e.dtype.lanes;
-  std::vector<llvm::Constant*> steps;
-  for (unsigned i = 0; i < lanes; ++i) steps.push_back(b_.getInt64(i));
-  llvm::Value* base = b_.CreateVectorSplat(lanes, lowerAs(e.a, DataType::int64()));
-  llvm::Value* stride = b_.CreateVectorSplat(lanes, lowerAs(e.b, DataType::int64()));
-  return b_.CreateAdd(base, b_.CreateMul(stride, llvm::ConstantVector::get(steps)));
+  llvm::Value* steps = b_.CreateStepVector(llvm::FixedVectorType::get(b_.getInt64Ty(), lanes));
+  llvm::Value* base = b_.CreateVectorSplat(lanes, lowerExpr(e.a));
+  llvm::Value* stride = b_.CreateVectorSplat(lanes, lowerExpr(e.b));
+  return b_.CreateAdd(base, b_.CreateMul(stride, steps));
 }
 
 llvm::Value* FunctionLowering::elementPointer(const tir::Buffer& buffer, const tir::Expr& index) {

@@ -8,24 +8,22 @@
 namespace kiln::tir {
 namespace {
 
-bool isImm(const Expr& e, int64_t v) { return e->kind == ExprKind::kIntImm && e->intValue == v; }
-
 TEST(LoopIr, FoldsImmediateArithmetic) {
-  EXPECT_TRUE(isImm(intImm(3) + intImm(4), 7));
-  EXPECT_TRUE(isImm(intImm(3) - intImm(4), -1));
-  EXPECT_TRUE(isImm(intImm(3) * intImm(4), 12));
-  EXPECT_TRUE(isImm(intImm(-7) / intImm(2), -3));  // truncating
-  EXPECT_TRUE(isImm(min(intImm(-7), intImm(2)), -7));
-  EXPECT_TRUE(isImm(max(intImm(-7), intImm(2)), 2));
+  EXPECT_TRUE(isIntImm(intImm(3) + intImm(4), 7));
+  EXPECT_TRUE(isIntImm(intImm(3) - intImm(4), -1));
+  EXPECT_TRUE(isIntImm(intImm(3) * intImm(4), 12));
+  EXPECT_TRUE(isIntImm(intImm(-7) / intImm(2), -3));  // truncating
+  EXPECT_TRUE(isIntImm(min(intImm(-7), intImm(2)), -7));
+  EXPECT_TRUE(isIntImm(max(intImm(-7), intImm(2)), 2));
 }
 
 TEST(LoopIr, FloorDivisionRoundsTowardNegativeInfinity) {
-  EXPECT_TRUE(isImm(binary(BinaryOp::kFloorDiv, intImm(-7), intImm(2)), -4));
-  EXPECT_TRUE(isImm(binary(BinaryOp::kFloorMod, intImm(-7), intImm(2)), 1));
-  EXPECT_TRUE(isImm(binary(BinaryOp::kFloorDiv, intImm(7), intImm(-2)), -4));
-  EXPECT_TRUE(isImm(binary(BinaryOp::kFloorMod, intImm(7), intImm(-2)), -1));
-  EXPECT_TRUE(isImm(binary(BinaryOp::kFloorDiv, intImm(6), intImm(3)), 2));
-  EXPECT_TRUE(isImm(binary(BinaryOp::kMod, intImm(-7), intImm(2)), -1));
+  EXPECT_TRUE(isIntImm(binary(BinaryOp::kFloorDiv, intImm(-7), intImm(2)), -4));
+  EXPECT_TRUE(isIntImm(binary(BinaryOp::kFloorMod, intImm(-7), intImm(2)), 1));
+  EXPECT_TRUE(isIntImm(binary(BinaryOp::kFloorDiv, intImm(7), intImm(-2)), -4));
+  EXPECT_TRUE(isIntImm(binary(BinaryOp::kFloorMod, intImm(7), intImm(-2)), -1));
+  EXPECT_TRUE(isIntImm(binary(BinaryOp::kFloorDiv, intImm(6), intImm(3)), 2));
+  EXPECT_TRUE(isIntImm(binary(BinaryOp::kMod, intImm(-7), intImm(2)), -1));
 }
 
 TEST(LoopIr, DivisionByZeroImmediateIsNotFolded) {
@@ -39,14 +37,14 @@ TEST(LoopIr, FoldsIdentities) {
   EXPECT_EQ(intImm(0) + x, x);
   EXPECT_EQ(x * intImm(1), x);
   EXPECT_EQ(intImm(1) * x, x);
-  EXPECT_TRUE(isImm(x * intImm(0), 0));
-  EXPECT_TRUE(isImm(intImm(0) * x, 0));
+  EXPECT_TRUE(isIntImm(x * intImm(0), 0));
+  EXPECT_TRUE(isIntImm(intImm(0) * x, 0));
   EXPECT_EQ(x - intImm(0), x);
   EXPECT_EQ(x / intImm(1), x);
   Expr y = x + intImm(2) + intImm(3);
   ASSERT_EQ(y->kind, ExprKind::kBinary);
   EXPECT_EQ(y->a, x);
-  EXPECT_TRUE(isImm(y->b, 5));
+  EXPECT_TRUE(isIntImm(y->b, 5));
   EXPECT_EQ(x + intImm(2) - intImm(2), x);
 }
 
@@ -59,7 +57,7 @@ TEST(LoopIr, FloatsAreNotSimplifiedAlgebraically) {
 
 TEST(LoopIr, NarrowIntegersWrap) {
   Expr e = intImm(100, DataType::int8()) + intImm(100, DataType::int8());
-  EXPECT_TRUE(isImm(e, -56));
+  EXPECT_TRUE(isIntImm(e, -56));
   EXPECT_EQ(e->dtype, DataType::int8());
 }
 
@@ -68,7 +66,7 @@ TEST(LoopIr, DtypeRules) {
   Expr f = var("f", DataType::float32());
   EXPECT_THROW(i + f, InternalError);
   EXPECT_EQ(compare(CompareOp::kLT, i, intImm(3))->dtype, DataType::boolean());
-  EXPECT_TRUE(isImm(compare(CompareOp::kLT, intImm(2), intImm(3)), 1));
+  EXPECT_TRUE(isIntImm(compare(CompareOp::kLT, intImm(2), intImm(3)), 1));
   EXPECT_EQ(compare(CompareOp::kLT, intImm(2), intImm(3))->dtype, DataType::boolean());
   EXPECT_THROW(select(i, f, f), InternalError);
   EXPECT_EQ(select(compare(CompareOp::kEQ, intImm(1), intImm(1)), i, intImm(0)), i);
@@ -113,17 +111,17 @@ TEST(LoopIrVector, RampArithmeticStaysAffine) {
   // ramp + scalar: the scalar joins the base.
   Expr shifted = r + intImm(5);
   ASSERT_EQ(shifted->kind, ExprKind::kRamp);
-  EXPECT_TRUE(isImm(shifted->b, 1));
+  EXPECT_TRUE(isIntImm(shifted->b, 1));
   EXPECT_EQ(printExpr(shifted), "ramp(((i * 16) + 5), 1, 16)");
   // scalar * ramp scales base and stride.
   Expr scaled = intImm(3) * ramp(i, intImm(2), 4);
   ASSERT_EQ(scaled->kind, ExprKind::kRamp);
-  EXPECT_TRUE(isImm(scaled->b, 6));
+  EXPECT_TRUE(isIntImm(scaled->b, 6));
   // ramp + ramp adds both.
   Expr sum = ramp(intImm(1), intImm(1), 4) + ramp(intImm(10), intImm(2), 4);
   ASSERT_EQ(sum->kind, ExprKind::kRamp);
-  EXPECT_TRUE(isImm(sum->a, 11));
-  EXPECT_TRUE(isImm(sum->b, 3));
+  EXPECT_TRUE(isIntImm(sum->a, 11));
+  EXPECT_TRUE(isIntImm(sum->b, 3));
   // A ramp of stride 0 is a broadcast; one lane is the base itself.
   EXPECT_EQ(ramp(i, intImm(0), 8)->kind, ExprKind::kBroadcast);
   EXPECT_EQ(ramp(i, intImm(1), 1), i);
