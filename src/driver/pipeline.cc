@@ -13,24 +13,12 @@ std::vector<ir::Pass> buildPipeline(int optLevel, int64_t lanes) {
   std::vector<std::string> names;
   if (optLevel >= 1) names = {"fold-constants", "simplify"};
   if (optLevel >= 2) {
-    names = {"fold-constants",  "simplify",       "fold-batch-norm",
-             "fuse-layer-norm", "convert-layout", "pack-matmul"};
+    names.insert(names.end(),
+                 {"fold-batch-norm", "fuse-layer-norm", "convert-layout", "pack-matmul"});
   }
-  if (optLevel >= 3) {
-    names.push_back("fuse-ops");
-    names.push_back("concat-in-place");
-  }
+  if (optLevel >= 3) names.insert(names.end(), {"fuse-ops", "concat-in-place"});
   std::vector<ir::Pass> passes;
-  for (const std::string& name : names) {
-    // Blocks and panels are the target's vector width, so a block is one register.
-    if (name == "convert-layout") {
-      passes.push_back({name, [lanes](ir::Graph& g) { transform::convertLayout(g, lanes); }});
-    } else if (name == "pack-matmul") {
-      passes.push_back({name, [lanes](ir::Graph& g) { transform::packMatmul(g, lanes); }});
-    } else {
-      passes.push_back(transform::findPass(name));
-    }
-  }
+  for (const std::string& name : names) passes.push_back(transform::findPass(name, lanes));
   return passes;
 }
 

@@ -143,6 +143,16 @@ void Graph::replaceAllUses(Value* from, Value* to) {
   if (rewired) restoreTopologicalOrder();
 }
 
+void Graph::replaceNode(Node* node, Value* replacement, Node* heir) {
+  KILN_CHECK(node->outputs.size() == 1, "replaceNode: ", node->op, " '", node->name, "' has ",
+             node->outputs.size(), " outputs; expected one");
+  std::string name = node->name, outName = node->outputs[0]->name;
+  replaceAllUses(node->outputs[0], replacement);
+  removeNode(node);
+  replacement->name = outName;
+  if (heir != nullptr) heir->name = name;
+}
+
 // Stable topological sort: keeps the current order wherever it is already valid.
 void Graph::restoreTopologicalOrder() {
   std::unordered_map<const Node*, size_t> position;

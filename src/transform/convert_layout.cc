@@ -39,6 +39,20 @@ const std::set<std::string>& binaryOps() {
 
 bool isFloat32(const Value* v) { return v != nullptr && v->type.dtype == DataType::float32(); }
 
+// A depthwise conv: one input and one output channel per group.
+bool isDepthwise(int64_t group, int64_t ic, int64_t oc) {
+  return group != 1 && group == ic && group == oc;
+}
+
+// The strides, dilations and explicit pads (begins, then ends) of a resolved window.
+void setWindow(ir::Attrs& attrs, const ir::WindowGeometry& geo) {
+  attrs.set("strides", geo.strides);
+  attrs.set("dilations", geo.dilations);
+  std::vector<int64_t> pads = geo.padsBegin;
+  pads.insert(pads.end(), geo.padsEnd.begin(), geo.padsEnd.end());
+  attrs.set("pads", pads);
+}
+
 class LayoutConverter {
  public:
   LayoutConverter(ir::Graph& graph, int64_t block) : g_(graph), b_(block) {}
@@ -70,10 +84,9 @@ class LayoutConverter {
     if (bias != nullptr && !bias->isConstant()) return false;
     int64_t group = n.attrs.getInt("group", 1);
     int64_t ic = x->type.shape[1], oc = w->type.shape[0];
-    bool depthwise = group == ic && group == oc && w->type.shape[1] == 1;
     bool wholeBlocks = group > 1 && ic % group == 0 && oc % group == 0 && (ic / group) % b_ == 0 &&
                        (oc / group) % b_ == 0;
-    return group == 1 || depthwise || wholeBlocks;
+    return group == 1 || isDepthwise(group, ic, oc) || wholeBlocks;
   }
 
   bool isPoolCandidate(const Node& n) const {
@@ -178,11 +191,7 @@ class LayoutConverter {
     ir::inferTypes(*back);
     KILN_CHECK(back->outputs[0]->type == old->type, "convert-layout changed ", old->name, " from ",
                old->type.str(), " to ", back->outputs[0]->type.str());
-    std::string name = old->name, nodeName = oldNode->name;
-    g_.replaceAllUses(old, back->outputs[0]);
-    g_.removeNode(oldNode);
-    back->outputs[0]->name = name;
-    newNode->name = nodeName;
+    g_.replaceNode(oldNode, back->outputs[0], newNode);
   }
 
   Value* constant(const std::string& base, runtime::NDArray data) {
@@ -198,7 +207,7 @@ class LayoutConverter {
     Value* bias = n->inputs.size() > 2 ? n->inputs[2] : nullptr;
     int64_t ic = x->type.shape[1], oc = w->type.shape[0];
     int64_t group = n->attrs.getInt("group", 1);
-    bool depthwise = group != 1 && group == ic && group == oc;
+    bool depthwise = isDepthwise(group, ic, oc);
     ir::Shape kernel(w->type.shape.begin() + 2, w->type.shape.end());
     ir::WindowGeometry geo =
         ir::resolveWindow(*n, ir::Shape(x->type.shape.begin() + 2, x->type.shape.end()), kernel);
@@ -213,11 +222,7 @@ class LayoutConverter {
     }
     ir::Attrs attrs;
     attrs.set("kernel_shape", kernel);
-    attrs.set("strides", geo.strides);
-    attrs.set("dilations", geo.dilations);
-    std::vector<int64_t> pads = geo.padsBegin;
-    pads.insert(pads.end(), geo.padsEnd.begin(), geo.padsEnd.end());
-    attrs.set("pads", pads);
+    setWindow(attrs, geo);
     attrs.set("group", group);
     attrs.set("channels", oc);
     attrs.set("in_channels", ic);
@@ -239,11 +244,7 @@ class LayoutConverter {
     } else {
       ir::WindowGeometry geo = ir::resolveWindow(*n, spatial, n->attrs.getInts("kernel_shape", {}));
       attrs.set("kernel_shape", geo.kernel);
-      attrs.set("strides", geo.strides);
-      attrs.set("dilations", geo.dilations);
-      std::vector<int64_t> pads = geo.padsBegin;
-      pads.insert(pads.end(), geo.padsEnd.begin(), geo.padsEnd.end());
-      attrs.set("pads", pads);
+      setWindow(attrs, geo);
       attrs.set("ceil_mode", int64_t{geo.ceilMode ? 1 : 0});
       attrs.set("count_include_pad", n->attrs.getInt("count_include_pad", 0));
     }

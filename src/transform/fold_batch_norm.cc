@@ -91,13 +91,6 @@ Node* foldableConv(const ir::Graph& graph, const Value* x) {
 }
 
 // Replaces every use of BN's output by REPLACEMENT and gives it BN's output name.
-void replaceBatchNorm(ir::Graph& graph, Node* bn, Value* replacement) {
-  std::string outName = bn->outputs[0]->name;
-  graph.replaceAllUses(bn->outputs[0], replacement);
-  graph.removeNode(bn);
-  replacement->name = outName;
-}
-
 void foldIntoConv(ir::Graph& graph, Node* bn, Node* conv, const Affine& a) {
   const Value* w = conv->inputs[1];
   DataType t = w->type.dtype;
@@ -115,7 +108,7 @@ void foldIntoConv(ir::Graph& graph, Node* bn, Node* conv, const Affine& a) {
   conv->inputs.resize(3);
   conv->inputs[1] = newW;
   conv->inputs[2] = newB;
-  replaceBatchNorm(graph, bn, conv->outputs[0]);
+  graph.replaceNode(bn, conv->outputs[0]);
 }
 
 // Mul + Add with [C,1,...,1] constants broadcasting over the channel axis.
@@ -135,7 +128,7 @@ void lowerToMulAdd(ir::Graph& graph, Node* bn, const Affine& a) {
   Node* add = graph.insertNode(bn, "Add", graph.uniqueName(base + "_add"), {mul->outputs[0], shift},
                                {graph.uniqueName(base + "_shifted")});
   ir::inferTypes(*add);
-  replaceBatchNorm(graph, bn, add->outputs[0]);
+  graph.replaceNode(bn, add->outputs[0]);
   add->name = base;  // free again now that BN is gone
 }
 

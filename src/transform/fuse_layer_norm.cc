@@ -138,14 +138,11 @@ class Matcher {
     ir::Attrs attrs;
     attrs.set("axis", int64_t{-1});
     attrs.set("epsilon", eps);
-    Value* out = last->outputs[0];
-    std::string name = out->name;
     Node* ln = g_.insertNode(last, "LayerNormalization", g_.uniqueName(last->name + "_ln"),
-                             {x, s, b}, {g_.uniqueName(name + "_ln")}, attrs);
+                             {x, s, b}, {g_.uniqueName(last->outputs[0]->name + "_ln")}, attrs);
     ir::inferTypes(*ln);
-    g_.replaceAllUses(out, ln->outputs[0]);
+    g_.replaceNode(last, ln->outputs[0]);
     g_.removeDeadCode();
-    ln->outputs[0]->name = name;
   }
 
   ir::Graph& g_;

@@ -53,16 +53,6 @@ class Fuser {
   }
 
  private:
-  // The only user of V when V may continue a group: used once, by one node, not a graph output.
-  Node* soleUser(const Value* v) const {
-    if (graph_.isGraphOutput(v)) return nullptr;
-    std::vector<Node*> users = graph_.users(v);
-    if (users.size() != 1) return nullptr;
-    Node* user = users[0];
-    if (std::count(user->inputs.begin(), user->inputs.end(), v) != 1) return nullptr;
-    return user;
-  }
-
   // Form (a): the anchor, then elementwise ops of the anchor's output shape that read group
   // values (a chain, or a DAG such as GELU's x * (erf(x / c) + 1) / 2). Nodes join in
   // topological order; the group is then cut back to the longest prefix whose values are used
@@ -89,17 +79,14 @@ class Fuser {
     while (keep > 1 && !onlySinkLeaves(members, keep, id)) members[--keep]->group = -1;
   }
 
-  // Whether, of the first KEEP members (all labelled ID), only the last one's output is used
-  // outside them. Members past KEEP are treated as outside.
+  // Whether, of the first KEEP members, only the last one's output is used outside them. The
+  // kept members are exactly the nodes labelled ID (those past KEEP were unlabelled).
   bool onlySinkLeaves(const std::vector<Node*>& members, size_t keep, int id) const {
     for (size_t k = 0; k + 1 < keep; ++k) {
       const Value* v = members[k]->outputs[0];
       if (graph_.isGraphOutput(v)) return false;
       for (const Node* user : graph_.users(v)) {
-        bool kept = user->group == id &&
-                    std::find(members.begin(), members.begin() + static_cast<std::ptrdiff_t>(keep),
-                              user) != members.begin() + static_cast<std::ptrdiff_t>(keep);
-        if (!kept) return false;
+        if (user->group != id) return false;
       }
     }
     return true;

@@ -94,10 +94,7 @@ class Packer {
     }
     KILN_CHECK(last->outputs[0]->type == out->type, "pack-matmul changed ", outName, " from ",
                out->type.str(), " to ", last->outputs[0]->type.str());
-    g_.replaceAllUses(out, last->outputs[0]);
-    g_.removeNode(n);
-    last->outputs[0]->name = outName;
-    last->name = name;
+    g_.replaceNode(n, last->outputs[0], last);
   }
 
   ir::Graph& g_;

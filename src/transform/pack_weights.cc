@@ -12,21 +12,12 @@ using runtime::Shape;
 
 int64_t blocks(int64_t n, int64_t b) { return (n + b - 1) / b; }
 
-// Element I of A as double (float32 or float64 arrays).
-double at(const NDArray& a, int64_t i) {
-  return a.dtype() == DataType::float64() ? a.data<double>()[i] : a.data<float>()[i];
-}
+float at(const NDArray& a, int64_t i) { return a.data<float>()[i]; }
 
 class Writer {
  public:
   Writer(const Shape& shape, DataType t) : out_(NDArray::empty(shape, t)) {}
-  void put(double v) {
-    if (out_.dtype() == DataType::float64()) {
-      out_.data<double>()[next_++] = v;
-    } else {
-      out_.data<float>()[next_++] = static_cast<float>(v);
-    }
-  }
+  void put(double v) { out_.data<float>()[next_++] = static_cast<float>(v); }
   NDArray done() {
     KILN_CHECK(next_ == out_.numel(), "packing wrote ", next_, " of ", out_.numel(), " elements");
     return out_;
@@ -37,9 +28,9 @@ class Writer {
   int64_t next_ = 0;
 };
 
+// The blocked kernels are float32 only, and so is every packed array.
 void requireFloat(const NDArray& a) {
-  KILN_CHECK(a.dtype() == DataType::float32() || a.dtype() == DataType::float64(), "packing a ",
-             a.dtype().str(), " array");
+  KILN_CHECK(a.dtype() == DataType::float32(), "packing a ", a.dtype().str(), " array");
 }
 
 }  // namespace

@@ -4,23 +4,22 @@
 
 namespace kiln::transform {
 
-const std::vector<ir::Pass>& allPasses() {
-  static const std::vector<ir::Pass> kPasses = {
+std::vector<ir::Pass> allPasses(int64_t lanes) {
+  return {
       {"fold-constants", foldConstants},
       {"simplify", simplify},
       {"fold-batch-norm", foldBatchNorm},
       {"fuse-layer-norm", fuseLayerNorm},
-      {"convert-layout", [](ir::Graph& g) { convertLayout(g, 16); }},
-      {"pack-matmul", [](ir::Graph& g) { packMatmul(g, 16); }},
+      {"convert-layout", [lanes](ir::Graph& g) { convertLayout(g, lanes); }},
+      {"pack-matmul", [lanes](ir::Graph& g) { packMatmul(g, lanes); }},
       {"fuse-ops", fuseOps},
       {"concat-in-place", concatInPlace},
   };
-  return kPasses;
 }
 
-const ir::Pass& findPass(const std::string& name) {
+ir::Pass findPass(const std::string& name, int64_t lanes) {
   std::string known;
-  for (const ir::Pass& pass : allPasses()) {
+  for (ir::Pass& pass : allPasses(lanes)) {
     if (pass.name == name) return pass;
     known += (known.empty() ? "" : ", ") + pass.name;
   }

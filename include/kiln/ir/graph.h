@@ -101,6 +101,10 @@ class Graph {
   // computed from (that would be a cycle): so `y = f(x); replaceAllUses(x, y)` puts f after x.
   // Reorders nodes when TO was produced after some use of FROM.
   void replaceAllUses(Value* from, Value* to);
+  // A rewrite's last step: NODE (one output) is computed anew as REPLACEMENT, so NODE's uses go to
+  // REPLACEMENT, NODE is removed, REPLACEMENT takes the name of NODE's output and HEIR (when
+  // given) NODE's name, so the model's names survive the rewrite.
+  void replaceNode(Node* node, Value* replacement, Node* heir = nullptr);
   std::vector<Node*> users(const Value* v) const;
   bool isGraphOutput(const Value* v) const;
   // Removes nodes whose outputs reach no graph output, and unused constants.

@@ -60,8 +60,9 @@ void fuseOps(ir::Graph& graph);
 // places the inputs inside the output and the Concat's kernel copies nothing.
 void concatInPlace(ir::Graph& graph);
 
-// All passes by name, for the driver's pipeline and for tests.
-const std::vector<ir::Pass>& allPasses();
-const ir::Pass& findPass(const std::string& name);  // throws kiln::Error listing the names
+// All passes by name, for the driver's pipeline and for tests; the layout passes block channels and
+// pack panels in LANES (the target's fp32 vector lanes, so a block is one register).
+std::vector<ir::Pass> allPasses(int64_t lanes = 16);
+ir::Pass findPass(const std::string& name, int64_t lanes = 16);  // throws kiln::Error listing names
 
 }  // namespace kiln::transform

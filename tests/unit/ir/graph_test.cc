@@ -96,6 +96,18 @@ TEST_F(GraphTest, ReplaceAllUsesSkipsTheReplacementsOwnInputs) {
   EXPECT_NO_THROW(verifyGraph(g));
 }
 
+TEST_F(GraphTest, ReplaceNodeHandsOnUsesAndNames) {
+  std::string reluName = relu->name, outName = relu->outputs[0]->name;
+  Node* tanh = g.insertNode(relu, "Tanh", "tanh_tmp", {x}, {"t_tmp"});
+  inferTypes(*tanh);
+  g.replaceNode(relu, tanh->outputs[0], tanh);
+  EXPECT_EQ(sig->inputs[0], tanh->outputs[0]);
+  EXPECT_EQ(tanh->outputs[0]->name, outName);
+  EXPECT_EQ(tanh->name, reluName);
+  EXPECT_EQ(g.users(x).size(), 1u);  // relu is gone
+  EXPECT_NO_THROW(verifyGraph(g));
+}
+
 TEST_F(GraphTest, RemoveNodeRequiresUnusedOutputs) {
   EXPECT_THROW(g.removeNode(relu), InternalError);
   EXPECT_THROW(g.removeNode(sig), InternalError);  // a graph output
