@@ -25,7 +25,7 @@ from onnx import shape_inference
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 E2E = os.path.join(ROOT, "tests", "e2e")
 sys.path.insert(0, E2E)
-from export_models import INPUTS, MODELS, VOCAB  # noqa: E402
+from export_models import INPUTS, MODELS, model_input  # noqa: E402
 
 
 def last_json(text: str) -> dict:
@@ -67,8 +67,8 @@ def model_flops(path: str) -> float:
     return flops
 
 
-def fma_peak(threads: list) -> dict:
-    exe = os.path.join(ROOT, "build", "release", "bin", "kiln_fma_peak")
+def fma_peak(kiln: str, threads: list) -> dict:
+    exe = os.path.join(os.path.dirname(kiln), "kiln_fma_peak")  # built next to kiln
     out = subprocess.run([exe, str(max(threads)), "0.5"], check=True, capture_output=True,
                          text=True).stdout
     return {r["threads"]: r["gflops"] for r in map(json.loads, out.strip().splitlines())}
@@ -83,10 +83,8 @@ def prepare(model: str, kiln: str, work: str) -> dict:
     subprocess.run([kiln, "compile", onnx_path, "-o", so_path], check=True,
                    stdout=subprocess.DEVNULL)
     compile_s = time.perf_counter() - start
-    name, shape, dtype = INPUTS[model]
-    rng = np.random.default_rng(0)
-    x = (rng.integers(0, VOCAB, size=shape, dtype=np.int64) if dtype == "int64"
-         else rng.standard_normal(shape, dtype=np.float32))
+    _, shape, dtype = INPUTS[model]
+    name, x = model_input(model, np.random.default_rng(0))
     in_bin = os.path.join(work, f"{model}.bench.bin")
     in_npz = os.path.join(work, f"{model}.bench.npz")
     x.tofile(in_bin)
@@ -127,7 +125,7 @@ def main() -> None:
     threads = [int(t) for t in args.threads.split(",")]
     os.makedirs(args.work, exist_ok=True)
 
-    peak = fma_peak(threads)
+    peak = fma_peak(args.kiln, threads)
     print(f"CPU: {cpu_name()}; FMA peak " +
           ", ".join(f"{peak[t]:.0f} GFLOP/s at {t} thread(s)" for t in threads), flush=True)
     prepared = {m: prepare(m, args.kiln, args.work) for m in args.models}

@@ -9,15 +9,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from export_models import INPUTS, VOCAB  # noqa: E402
-
-
-def model_input(model: str, rng) -> tuple:
-    """The model's input name and a random value for it."""
-    name, shape, dtype = INPUTS[model]
-    if dtype == "int64":
-        return name, rng.integers(0, VOCAB, size=shape, dtype=np.int64)
-    return name, rng.standard_normal(shape, dtype=np.float32)
+from export_models import model_input  # noqa: E402
 
 
 def run(cmd):

@@ -9,6 +9,7 @@ logits end near 1e-9), which would make the comparison with ONNX Runtime a weak 
 import argparse
 import os
 
+import numpy as np
 import torch
 import torchvision
 
@@ -43,6 +44,14 @@ MODELS = {
 # The input each model takes: name, shape, dtype.
 INPUTS = {name: ("input", (1, 3, 224, 224), "float32") for name in MODELS}
 INPUTS["bert_encoder"] = ("input_ids", (1, SEQ), "int64")
+
+
+def model_input(model: str, rng) -> tuple:
+    """The model's input name and a random value for it (token ids below VOCAB, or N(0, 1))."""
+    name, shape, dtype = INPUTS[model]
+    if dtype == "int64":
+        return name, rng.integers(0, VOCAB, size=shape, dtype=np.int64)
+    return name, rng.standard_normal(shape, dtype=np.float32)
 
 
 def export_bert(path: str) -> None:

@@ -62,12 +62,8 @@ TEST_P(Golden, MatchesExpectedIr) {
 
 INSTANTIATE_TEST_SUITE_P(Passes, Golden, testing::ValuesIn(findCases()),
                          [](const testing::TestParamInfo<GoldenCase>& info) {
-                           std::string name =
-                               info.param.pass + "_" + fs::path(info.param.path).stem().string();
-                           for (char& ch : name) {
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           }
-                           return name;
+                           return golden::testName(info.param.pass + "_" +
+                                                   fs::path(info.param.path).stem().string());
                          });
 
 TEST(GoldenSuite, EveryRegisteredPassHasCases) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <sstream>
 
 namespace kiln::golden {
@@ -51,6 +52,13 @@ std::string diff(const std::vector<std::string>& want, const std::vector<std::st
     }
   }
   return out;
+}
+
+std::string testName(std::string name) {
+  for (char& ch : name) {
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  }
+  return name;
 }
 
 }  // namespace kiln::golden

@@ -14,5 +14,7 @@ std::pair<std::string, std::string> splitCase(const std::string& text, const std
 std::vector<std::string> lines(const std::string& text);
 // A line-by-line diff: the longest common subsequence, '-' for expected and '+' for actual.
 std::string diff(const std::vector<std::string>& want, const std::vector<std::string>& got);
+// NAME with every character that is not a letter or digit replaced by '_': a valid test name.
+std::string testName(std::string name);
 
 }  // namespace kiln::golden

@@ -58,11 +58,7 @@ TEST_P(LoweringGolden, MatchesExpectedLoopIr) {
 
 INSTANTIATE_TEST_SUITE_P(Kernels, LoweringGolden, testing::ValuesIn(findKernelCases()),
                          [](const testing::TestParamInfo<std::string>& info) {
-                           std::string name = fs::path(info.param).stem().string();
-                           for (char& ch : name) {
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           }
-                           return name;
+                           return golden::testName(fs::path(info.param).stem().string());
                          });
 
 }  // namespace

@@ -189,7 +189,7 @@ std::vector<std::string> importedAllocators(const std::string& library) {
 }  // namespace
 
 void OpGraph::check(int optLevel, const std::string& target) {
-  std::string path = artifactPath(optLevel, target.empty() ? "" : "_avx2");
+  std::string path = artifactPath(optLevel, target.empty() ? "" : "_target");
   driver::CompileOptions options;
   options.optLevel = optLevel;
   options.target = target;
@@ -224,6 +224,7 @@ void checkAtAllLevels(const std::function<void(OpGraph&)>& build) {
     SCOPED_TRACE(strCat("opt level ", level));
     g.check(level);
   }
+#if defined(__x86_64__)
   // The AVX2 schedules (8 lanes: other blocks, other tiles) run on any AVX2 host.
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
@@ -232,6 +233,7 @@ void checkAtAllLevels(const std::function<void(OpGraph&)>& build) {
     SCOPED_TRACE("AVX2 target");
     g.check(3, kAvx2Target);
   }
+#endif
 }
 
 }  // namespace kiln::optest
