@@ -93,7 +93,7 @@ TEST(Npz, ClaimedSizeBeyondWhatDeflateCanProduceIsRefused) {
 }
 
 TEST(Npz, MalformedHeaderNumbersAreUserErrors) {
-  std::string base = "\x93NUMPY\x01\x00";
+  std::string base("\x93NUMPY\x01\x00", 8);  // the length, or the literal stops at \x00
   for (const std::string& header :
        {std::string("{'descr': '<f99999999999', 'fortran_order': False, 'shape': (2,), }"),
         std::string(
@@ -107,6 +107,102 @@ TEST(Npz, MalformedHeaderNumbersAreUserErrors) {
     npy += header + std::string(8, '\0');
     EXPECT_THROW(cli::parseNpy(npy, "t.npy"), Error) << header;
   }
+}
+
+TEST(Npz, ShapeWhoseSizeOverflowsNamesTheShape) {
+  // 2^61 * 8 float32 elements are 2^66 bytes, which wraps to 0 in 64 bits.
+  std::string header =
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (2305843009213693952, 8), }";
+  std::string npy = std::string("\x93NUMPY\x01\x00", 8);
+  npy += static_cast<char>(header.size() & 0xff);
+  npy += static_cast<char>(header.size() >> 8);
+  npy += header;
+  try {
+    cli::parseNpy(npy, "t.npy");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    std::string message = e.what();
+    EXPECT_NE(message.find("[2305843009213693952,8]"), std::string::npos) << message;
+    EXPECT_NE(message.find("too large"), std::string::npos) << message;
+    EXPECT_EQ(message.find("needs 0 bytes"), std::string::npos) << message;
+  }
+}
+
+// A version 2.0 .npy (its header length has 32 bits) holding HEADER and then DATA.
+std::string npyWithHeader(const std::string& header, const std::string& data = "") {
+  std::string npy("\x93NUMPY\x02\x00", 8);
+  for (int i = 0; i < 4; ++i) npy += static_cast<char>((header.size() >> (8 * i)) & 0xff);
+  return npy + header + data;
+}
+
+TEST(Npz, LongNpyHeadersAreErrorsNotStackOverflows) {
+  // The header was matched with std::regex, which recurses once per character.
+  std::string longDescr =
+      "{'descr': '" + std::string(1 << 20, 'x') + "', 'fortran_order': False, 'shape': (1,), }";
+  std::string manyDims = "{'descr': '<f4', 'fortran_order': False, 'shape': (";
+  for (int i = 0; i < 100000; ++i) manyDims += "1, ";
+  manyDims += "), }";
+  for (const auto& [header, expected] :
+       {std::pair{longDescr, "unsupported .npy dtype"}, std::pair{manyDims, "dimensions"}}) {
+    try {
+      cli::parseNpy(npyWithHeader(header), "t.npy");
+      FAIL() << "expected an error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+      EXPECT_LT(std::string(e.what()).size(), 1000u);
+    }
+  }
+}
+
+TEST(Npz, NpyHeaderParserAcceptsWhatNumpyWritesAndNamesWhatIsWrong) {
+  runtime::NDArray a =
+      cli::parseNpy(npyWithHeader("{\"shape\": ( 2 ,3 ) , 'descr':'<i2','fortran_order':False}  \n",
+                                  std::string(12, '\x01')),
+                    "t.npy");
+  EXPECT_EQ(a.shape(), (runtime::Shape{2, 3}));
+  EXPECT_EQ(a.dtype(), (runtime::DataType{kDLInt, 16, 1}));
+  for (const auto& [header, expected] : {
+           std::pair{"{'descr': '<f4', 'fortran_order': False}", "has no 'shape'"},
+           std::pair{"{'descr': '<f4', 'fortran_order': Maybe, 'shape': ()}", "True or False"},
+           std::pair{"{'descr': '<f4', 'fortran_order': False, 'shape': (2, -1)}", "dimension"},
+           std::pair{"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}", "key 'x'"},
+           std::pair{"{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': ()}",
+                     "quoted string"},
+           std::pair{"{'descr': '<f4', 'fortran_order': False, 'shape': (2,)", "'}'"},
+       }) {
+    try {
+      cli::parseNpy(npyWithHeader(header), "t.npy");
+      FAIL() << "expected an error for " << header;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Npz, EntriesSharingTheirBytesAreRefused) {
+  // Entries pointing at the same data let a small file expand far beyond deflate's own ratio.
+  std::string dir = scratchDir();
+  runtime::NDArray a = runtime::NDArray::empty({4}, runtime::DataType::float32());
+  for (int i = 0; i < 4; ++i) a.data<float>()[i] = static_cast<float>(i);
+  cli::writeNpz(dir + "/one.npz", {{"a", a}});
+  std::ifstream in(dir + "/one.npz", std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t central = bytes.find(std::string("PK\x01\x02", 4));
+  ASSERT_NE(central, std::string::npos);
+  std::string entry = bytes.substr(central, 46 + 5);  // "a.npy"
+  std::string twin = entry;
+  twin[46] = 'b';
+  std::string end = bytes.substr(bytes.size() - 22);
+  end[8] = end[10] = 2;                           // entries on this disk, in total
+  end[12] = static_cast<char>(2 * entry.size());  // size of the central directory
+  std::string doubled = bytes.substr(0, central) + entry + twin + end;
+  try {
+    cli::parseNpz(doubled.data(), doubled.size(), "twin.npz");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("overlaps another entry"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(cli::parseNpz(bytes.data(), bytes.size(), "one.npz").size(), 1u);
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 // The .npy array format (version 1.0-3.0 read, 1.0 written), little-endian dtypes only.
+#include <cctype>
+#include <charconv>
 #include <cstring>
-#include <regex>
+#include <optional>
 
-#include "input_shapes.h"
 #include "kiln/support/error.h"
 #include "npz.h"
 
@@ -10,6 +11,7 @@ namespace kiln::cli {
 namespace {
 
 constexpr char kMagic[] = "\x93NUMPY";
+constexpr size_t kMaxDims = 64;  // NumPy's own limit (NPY_MAXDIMS)
 
 std::string descrOf(runtime::DataType t) {
   if (t.lanes != 1) throw Error(strCat("cannot store vector type ", t.str(), " in .npy"));
@@ -19,19 +21,20 @@ std::string descrOf(runtime::DataType t) {
 }
 
 runtime::DataType typeOf(const std::string& descr, const std::string& origin) {
-  std::smatch m;
-  static const std::regex re("^([<|=])([fiub])([0-9]+)$");
-  if (!std::regex_match(descr, m, re)) {
-    throw Error(strCat(origin, ": unsupported .npy dtype '", descr,
-                       "'; expected little-endian bool, int, uint or float"));
+  auto unsupported = [&](const std::string& expected) {
+    return Error(strCat(origin, ": unsupported .npy dtype '", descr.substr(0, 64), "'; expected ",
+                        expected));
+  };
+  if (descr.size() < 3 || std::string("<|=").find(descr[0]) == std::string::npos ||
+      std::string("fiub").find(descr[1]) == std::string::npos ||
+      descr.find_first_not_of("0123456789", 2) != std::string::npos) {
+    throw unsupported("little-endian bool, int, uint or float");
   }
-  std::string size = m[3];
+  std::string size = descr.substr(2);
   int bytes = size == "1" ? 1 : size == "2" ? 2 : size == "4" ? 4 : size == "8" ? 8 : 0;
-  char kind = m[2].str()[0];
+  char kind = descr[1];
   if (bytes == 0 || (kind == 'b' && bytes != 1) || (kind == 'f' && bytes == 1)) {
-    throw Error(strCat(origin, ": unsupported .npy dtype '", descr,
-                       "'; expected bool (|b1), int/uint of 1, 2, 4 or 8 bytes, float of 2, 4 "
-                       "or 8 bytes"));
+    throw unsupported("bool (|b1), int/uint of 1, 2, 4 or 8 bytes, float of 2, 4 or 8 bytes");
   }
   switch (kind) {
     case 'f':
@@ -45,25 +48,121 @@ runtime::DataType typeOf(const std::string& descr, const std::string& origin) {
   }
 }
 
-runtime::Shape parseShape(const std::string& text, const std::string& origin) {
-  runtime::Shape shape;
-  static const std::regex num("[0-9]+");
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), num); it != std::sregex_iterator();
-       ++it) {
-    shape.push_back(parseDim(it->str(), origin + ": .npy shape"));
-  }
-  return shape;
-}
+// What a header says; NumPy writes exactly these three keys.
+struct Header {
+  std::optional<std::string> descr;
+  std::optional<bool> fortranOrder;
+  std::optional<runtime::Shape> shape;
+};
 
-std::string field(const std::string& header, const std::string& key, const std::string& pattern,
-                  const std::string& origin) {
-  std::smatch m;
-  std::regex re("'" + key + "'\\s*:\\s*" + pattern);
-  if (!std::regex_search(header, m, re)) {
-    throw Error(strCat(origin, ": .npy header has no '", key, "': ", header));
+// Reads the header, a Python dict literal such as
+//   {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
+// by hand and in one pass: it comes from the file, so it may be long and hostile.
+class HeaderParser {
+ public:
+  HeaderParser(const std::string& text, const std::string& origin) : s_(text), origin_(origin) {}
+
+  Header parse() {
+    Header h;
+    expect('{');
+    while (!skipSpaceAndTry('}')) {
+      size_t keyAt = pos_;
+      std::string key = quoted();
+      expect(':');
+      if (key == "descr") {
+        h.descr = quoted();
+      } else if (key == "fortran_order") {
+        h.fortranOrder = boolean();
+      } else if (key == "shape") {
+        h.shape = tuple();
+      } else {
+        fail(keyAt, strCat("key '", key.substr(0, 64), "'"), "'descr', 'fortran_order' or 'shape'");
+      }
+      if (!skipSpaceAndTry(',')) {
+        expect('}');
+        break;
+      }
+    }
+    return h;
   }
-  return m[1];
-}
+
+ private:
+  [[noreturn]] void fail(size_t at, const std::string& found, const std::string& expected) const {
+    throw Error(strCat(origin_, ": malformed .npy header at byte ", at, ": found ", found,
+                       ", expected ", expected, "; the header begins '", s_.substr(0, 80), "'"));
+  }
+  std::string next() const {
+    return pos_ < s_.size() ? strCat("'", s_.substr(pos_, 16), "'") : "the end of the header";
+  }
+  void skipSpace() {
+    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+  }
+  bool skipSpaceAndTry(char c) {
+    skipSpace();
+    if (pos_ < s_.size() && s_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+  void expect(char c) {
+    if (!skipSpaceAndTry(c)) fail(pos_, next(), strCat("'", c, "'"));
+  }
+  std::string quoted() {
+    skipSpace();
+    if (pos_ >= s_.size() || (s_[pos_] != '\'' && s_[pos_] != '"')) {
+      fail(pos_, next(), "a quoted string");
+    }
+    char quote = s_[pos_];
+    size_t end = s_.find(quote, pos_ + 1);
+    if (end == std::string::npos) fail(pos_, "a string without its closing quote", "a quote");
+    std::string text = s_.substr(pos_ + 1, end - pos_ - 1);
+    pos_ = end + 1;
+    return text;
+  }
+  bool boolean() {
+    skipSpace();
+    for (const auto& [word, value] : {std::pair{"True", true}, std::pair{"False", false}}) {
+      if (s_.compare(pos_, std::strlen(word), word) == 0) {
+        pos_ += std::strlen(word);
+        return value;
+      }
+    }
+    fail(pos_, next(), "True or False");
+  }
+  runtime::Shape tuple() {
+    runtime::Shape shape;
+    expect('(');
+    while (!skipSpaceAndTry(')')) {
+      if (shape.size() == kMaxDims)
+        fail(pos_, strCat("more than ", kMaxDims, " dimensions"), "at most 64");
+      shape.push_back(dim());
+      if (!skipSpaceAndTry(',')) {
+        expect(')');
+        break;
+      }
+    }
+    return shape;
+  }
+  int64_t dim() {
+    size_t at = pos_;
+    int64_t value = 0;
+    auto [end, ec] = std::from_chars(s_.data() + pos_, s_.data() + s_.size(), value);
+    size_t digits = static_cast<size_t>(end - (s_.data() + pos_));
+    if (digits == 0 || !std::isdigit(static_cast<unsigned char>(s_[at]))) {
+      fail(at, next(), "a dimension (a number >= 0)");
+    }
+    if (ec != std::errc() || value >= (int64_t{1} << 62)) {
+      fail(at, strCat("dimension ", s_.substr(at, digits)), "a number below 2^62");
+    }
+    pos_ += digits;
+    return value;
+  }
+
+  const std::string& s_;
+  const std::string& origin_;
+  size_t pos_ = 0;
+};
 
 }  // namespace
 
@@ -86,18 +185,31 @@ runtime::NDArray parseNpy(const std::string& bytes, const std::string& origin) {
     throw Error(strCat(origin, ": .npy version ", major, " is not supported; expected 1, 2 or 3"));
   }
   if (pos + headerLen > bytes.size()) throw Error(strCat(origin, ": truncated .npy header"));
-  std::string header = bytes.substr(pos, headerLen);
-  runtime::DataType dtype = typeOf(field(header, "descr", "'([^']*)'", origin), origin);
-  if (field(header, "fortran_order", "(True|False)", origin) == "True") {
+  std::string text = bytes.substr(pos, headerLen);
+  Header header = HeaderParser(text, origin).parse();
+  for (const auto& [key, present] : {std::pair{"descr", header.descr.has_value()},
+                                     std::pair{"fortran_order", header.fortranOrder.has_value()},
+                                     std::pair{"shape", header.shape.has_value()}}) {
+    if (!present) {
+      throw Error(strCat(origin, ": .npy header has no '", key, "': ", text.substr(0, 200)));
+    }
+  }
+  runtime::DataType dtype = typeOf(*header.descr, origin);
+  if (*header.fortranOrder) {
     throw Error(
         strCat(origin, ": Fortran-ordered arrays are not supported; save a C-ordered array"));
   }
-  runtime::Shape shape = parseShape(field(header, "shape", "\\(([^)]*)\\)", origin), origin);
+  const runtime::Shape& shape = *header.shape;
   size_t need = dtype.bytes();
   bool overflow = false;
   for (int64_t d : shape) overflow = overflow || __builtin_mul_overflow(need, d, &need);
+  // A wrapped product would be reported as a small (even 0) byte count the file seems to lack.
+  if (overflow) {
+    throw Error(strCat(origin, ": .npy shape ", runtime::shapeStr(shape), " of ", dtype.str(),
+                       " is too large: its size in bytes does not fit in 64 bits"));
+  }
   size_t have = bytes.size() - pos - headerLen;
-  if (overflow || have < need) {
+  if (have < need) {
     throw Error(strCat(origin, ": .npy data is truncated: ", runtime::shapeStr(shape), " ",
                        dtype.str(), " needs ", need, " bytes, the file has ", have));
   }

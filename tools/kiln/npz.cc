@@ -3,7 +3,10 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
+#include <iterator>
+#include <map>
 
 #include "kiln/support/error.h"
 #include "kiln/support/file.h"
@@ -15,19 +18,20 @@ constexpr uint32_t kLocalSig = 0x04034b50, kCentralSig = 0x02014b50, kEndSig = 0
 
 class Reader {
  public:
-  Reader(const std::vector<uint8_t>& bytes, const std::string& path) : b_(bytes), path_(path) {}
+  Reader(const uint8_t* bytes, size_t size, const std::string& path)
+      : b_(bytes), size_(size), path_(path) {}
   uint32_t u32(size_t at) const { return static_cast<uint32_t>(get(at, 4)); }
   uint16_t u16(size_t at) const { return static_cast<uint16_t>(get(at, 2)); }
   std::string str(size_t at, size_t n) const {
     need(at, n);
-    return std::string(reinterpret_cast<const char*>(b_.data() + at), n);
+    return std::string(reinterpret_cast<const char*>(b_ + at), n);
   }
   void need(size_t at, size_t n) const {
-    if (at > b_.size() || n > b_.size() - at) {
+    if (at > size_ || n > size_ - at) {
       throw Error(strCat("'", path_, "' is not a valid .npz file: truncated at byte ", at));
     }
   }
-  size_t size() const { return b_.size(); }
+  size_t size() const { return size_; }
 
  private:
   uint64_t get(size_t at, size_t n) const {
@@ -36,7 +40,8 @@ class Reader {
     for (size_t i = 0; i < n; ++i) v |= static_cast<uint64_t>(b_[at + i]) << (8 * i);
     return v;
   }
-  const std::vector<uint8_t>& b_;
+  const uint8_t* b_;
+  size_t size_;
   const std::string& path_;
 };
 
@@ -57,22 +62,48 @@ std::string inflateEntry(const std::string& packed, size_t size, const std::stri
     throw Error(strCat(origin, ": claims ", size, " bytes from ", packed.size(),
                        " compressed bytes, more than deflate can produce; the file is corrupt"));
   }
-  std::string out(size, '\0');
+  // The buffer grows with what zlib really produces, so a size field that lies costs no memory;
+  // one byte of room beyond SIZE tells a stream that produces more than it claims.
+  std::string out;
   z_stream zs{};
   if (inflateInit2(&zs, -MAX_WBITS) != Z_OK) throw Error(strCat(origin, ": zlib init failed"));
   zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(packed.data()));
   zs.avail_in = static_cast<uInt>(packed.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  int rc = inflate(&zs, Z_FINISH);
+  int rc = Z_OK;
+  while (rc == Z_OK && out.size() <= size) {
+    size_t have = out.size();
+    size_t room = std::min(size + 1 - have, std::max<size_t>(have, 64 << 10));
+    out.resize(have + room);
+    zs.next_out = reinterpret_cast<Bytef*>(out.data() + have);
+    zs.avail_out = static_cast<uInt>(room);
+    rc = inflate(&zs, Z_NO_FLUSH);
+    out.resize(have + room - zs.avail_out);
+  }
   inflateEnd(&zs);
-  if (rc != Z_STREAM_END || zs.total_out != size) {
-    throw Error(strCat(origin, ": corrupt deflate data (zlib status ", rc, ")"));
+  if (rc != Z_STREAM_END || out.size() != size) {
+    throw Error(strCat(origin, ": corrupt deflate data (zlib status ", rc, ", ", out.size(),
+                       " bytes where the header says ", size, ")"));
   }
   return out;
 }
 
-std::string readEntry(const Reader& r, size_t central, const std::string& origin) {
+// Where each entry's local header and data lie, so no two entries share bytes: overlapping entries
+// are how a small ZIP file expands to far more data than deflate's own ratio allows.
+using ByteRanges = std::map<size_t, size_t>;  // start -> end
+
+void claimRange(ByteRanges& used, size_t start, size_t end, const std::string& origin) {
+  auto next = used.lower_bound(start);
+  bool overlapsNext = next != used.end() && next->first < end;
+  bool overlapsPrevious = next != used.begin() && std::prev(next)->second > start;
+  if (overlapsNext || overlapsPrevious) {
+    throw Error(strCat(origin, ": its data (bytes ", start, " to ", end,
+                       ") overlaps another entry's; the file is corrupt"));
+  }
+  used.emplace(start, end);
+}
+
+std::string readEntry(const Reader& r, size_t central, ByteRanges& used,
+                      const std::string& origin) {
   uint16_t method = r.u16(central + 10);
   uint32_t crc = r.u32(central + 16);
   uint32_t packedSize = r.u32(central + 20), size = r.u32(central + 24);
@@ -83,6 +114,7 @@ std::string readEntry(const Reader& r, size_t central, const std::string& origin
   if (r.u32(local) != kLocalSig) throw Error(strCat(origin, ": bad local header"));
   size_t data = local + 30 + r.u16(local + 26) + r.u16(local + 28);
   std::string packed = r.str(data, packedSize);
+  claimRange(used, local, data + packedSize, origin);
   std::string bytes;
   if (method == 0) {
     bytes = std::move(packed);
@@ -111,11 +143,16 @@ void put32(std::string& s, uint32_t v) {
 
 NamedArrays readNpz(const std::string& path) {
   std::vector<uint8_t> bytes = readFile(path);
-  Reader r(bytes, path);
+  return parseNpz(bytes.data(), bytes.size(), path);
+}
+
+NamedArrays parseNpz(const void* data, size_t size, const std::string& path) {
+  Reader r(static_cast<const uint8_t*>(data), size, path);
   size_t end = findEndRecord(r, path);
   uint16_t count = r.u16(end + 10);
   size_t central = r.u32(end + 16);
   NamedArrays arrays;
+  ByteRanges used;
   for (uint16_t i = 0; i < count; ++i) {
     if (r.u32(central) != kCentralSig) {
       throw Error(strCat("'", path, "' is not a valid .npz file: bad central directory entry ", i));
@@ -123,7 +160,7 @@ NamedArrays readNpz(const std::string& path) {
     uint16_t nameLen = r.u16(central + 28);
     std::string name = r.str(central + 46, nameLen);
     std::string origin = strCat("'", path, "' entry '", name, "'");
-    std::string payload = readEntry(r, central, origin);
+    std::string payload = readEntry(r, central, used, origin);
     if (name.size() > 4 && name.compare(name.size() - 4, 4, ".npy") == 0) {
       name.resize(name.size() - 4);
     }
