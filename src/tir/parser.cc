@@ -55,6 +55,9 @@ std::optional<DataType> dtypeNamed(const std::string& name) {
   }
 }
 
+// Deeper nesting than any printed kernel has; the limit keeps recursion off the end of the stack.
+constexpr int kMaxNesting = 200;
+
 class Parser {
  public:
   explicit Parser(const std::string& text) : tokens_(tokenize(text)) {}
@@ -91,6 +94,33 @@ class Parser {
   void expect(const std::string& text) {
     if (!accept(text)) fail("'" + text + "'");
   }
+  // The constructors check the loop IR's type rules with KILN_CHECK, because code building a node
+  // that breaks one is a bug; in text the mistake is the writer's, so it is reported at AT.
+  template <typename Make>
+  auto build(const Token& at, Make&& make) {
+    int line = at.line, column = at.column;
+    try {
+      return make();
+    } catch (const InternalError& e) {
+      std::string what = e.what();
+      size_t rule = what.find("failed: ");
+      throw Error(strCat("loop IR text, line ", line, ", column ", column, ": ",
+                         rule == std::string::npos ? what : what.substr(rule + 8)));
+    }
+  }
+  // Counts one level of nesting (a block or an expression) for the lifetime of the guard.
+  class Nesting {
+   public:
+    explicit Nesting(Parser& p) : p_(p) {
+      if (++p_.depth_ > kMaxNesting) p_.fail(strCat("at most ", kMaxNesting, " levels of nesting"));
+    }
+    ~Nesting() { --p_.depth_; }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+
+   private:
+    Parser& p_;
+  };
   std::string ident(const std::string& what) {
     if (peek().kind != TokenKind::kIdent) fail(what);
     return next().text;
@@ -131,10 +161,12 @@ class Parser {
     expect("(");
     while (!at(")")) {
       if (!f.params.empty()) expect(",");
+      const Token& start = peek();
       DataType t = dtype();
       expect("*");
       std::string name = ident("a parameter name");
-      f.params.push_back(makeBuffer(name, t, shape()));
+      std::vector<int64_t> dims = shape();
+      f.params.push_back(build(start, [&] { return makeBuffer(name, t, dims); }));
       buffers_.push_back({name, f.params.back()});
     }
     expect(")");
@@ -157,6 +189,7 @@ class Parser {
 
   // ---- statements ----
   Stmt block() {
+    Nesting nesting(*this);
     expect("{");
     size_t vars = vars_.size(), buffers = buffers_.size();
     Stmt body = statements();
@@ -185,6 +218,7 @@ class Parser {
   }
 
   Stmt letStatement() {
+    const Token& start = peek();
     expect("const");
     DataType t = dtype();
     std::string name = ident("a variable name");
@@ -195,13 +229,15 @@ class Parser {
     vars_.push_back({name, v});
     Stmt body = statements();
     vars_.pop_back();
-    return let(v, value, body);
+    return build(start, [&] { return let(v, value, body); });
   }
 
   Stmt allocateStatement() {
+    const Token& start = peek();
     DataType t = dtype();
     std::string name = ident("a buffer name");
-    Buffer b = makeBuffer(name, t, shape());
+    std::vector<int64_t> dims = shape();
+    Buffer b = build(start, [&] { return makeBuffer(name, t, dims); });
     expect(";");
     buffers_.push_back({name, b});
     Stmt body = statements();
@@ -221,6 +257,7 @@ class Parser {
   }
 
   Stmt forStatement(ForKind kind) {
+    const Token& start = peek();
     expect("for");
     expect("(");
     std::string name = ident("a loop variable");
@@ -233,20 +270,22 @@ class Parser {
     vars_.push_back({name, v});
     Stmt body = block();
     vars_.pop_back();
-    return forLoop(v, min, extent, kind, body);
+    return build(start, [&] { return forLoop(v, min, extent, kind, body); });
   }
 
   Stmt ifStatement() {
+    const Token& start = peek();
     expect("if");
     expect("(");
     Expr cond = expr();
     expect(")");
     Stmt then = block();
     Stmt otherwise = accept("else") ? block() : nullptr;
-    return ifThenElse(cond, then, otherwise);
+    return build(start, [&] { return ifThenElse(cond, then, otherwise); });
   }
 
   Stmt storeStatement() {
+    const Token& start = peek();
     Buffer b = buffer();
     expect("[");
     Expr index = expr();
@@ -254,7 +293,7 @@ class Parser {
     expect("=");
     Expr value = expr();
     expect(";");
-    return store(b, index, value);
+    return build(start, [&] { return store(b, index, value); });
   }
 
   Buffer buffer() {
@@ -269,6 +308,7 @@ class Parser {
 
   // ---- expressions ----
   Expr expr() {
+    Nesting nesting(*this);
     const Token& t = peek();
     if (t.text == "(") return parenthesised();
     if (t.text == "-" || t.kind == TokenKind::kInt || t.kind == TokenKind::kFloat) {
@@ -286,7 +326,7 @@ class Parser {
       expect("[");
       Expr index = expr();
       expect("]");
-      return load(b, index);
+      return build(t, [&] { return load(b, index); });
     }
     std::string name = next().text;
     const Expr* v = find(vars_, name);
@@ -326,25 +366,30 @@ class Parser {
   }
 
   Expr parenthesised() {
+    const Token& start = peek();
     expect("(");
     if (peek().kind == TokenKind::kIdent && peek(1).text == ")" && dtypeNamed(peek().text)) {
       DataType t = dtype();
       expect(")");
-      return cast(t, expr());
+      Expr value = expr();
+      return build(start, [&] { return cast(t, value); });
     }
     Expr a = expr();
     std::string op = next().text;
     Expr b = expr();
     expect(")");
-    if (auto it = infixOps().find(op); it != infixOps().end()) return binary(it->second, a, b);
+    if (auto it = infixOps().find(op); it != infixOps().end()) {
+      return build(start, [&] { return binary(it->second, a, b); });
+    }
     if (auto it = compareOps().find(op); it != compareOps().end()) {
-      return compare(it->second, a, b);
+      return build(start, [&] { return compare(it->second, a, b); });
     }
     --pos_;
     fail("an operator");
   }
 
   Expr callExpr() {
+    const Token& start = peek();
     std::string name = next().text;
     expect("(");
     std::vector<Expr> args;
@@ -354,15 +399,24 @@ class Parser {
     while (!at(")")) {
       if (!args.empty() || lanes != 0) expect(",");
       if (withLanes && args.size() == exprArgs) {
-        lanes = static_cast<int>(integer("a lane count"));
+        int64_t n = integer("a lane count");
+        if (n < 1 || n > 65535) {
+          --pos_;
+          fail("a lane count from 1 to 65535");
+        }
+        lanes = static_cast<int>(n);
       } else {
         args.push_back(expr());
       }
     }
     expect(")");
+    return build(start, [&] { return makeCall(name, args, lanes); });
+  }
+
+  Expr makeCall(const std::string& name, const std::vector<Expr>& args, int lanes) {
     if (name == "ramp" && args.size() == 2 && lanes > 0) return ramp(args[0], args[1], lanes);
     if (name == "broadcast" && args.size() == 1 && lanes > 0) return broadcast(args[0], lanes);
-    if (withLanes) fail(strCat("the arguments of ", name));
+    if (name == "ramp" || name == "broadcast") fail(strCat("the arguments of ", name));
     if (name == "select" && args.size() == 3) return select(args[0], args[1], args[2]);
     if (auto it = namedBinaryOps().find(name); it != namedBinaryOps().end() && args.size() == 2) {
       return binary(it->second, args[0], args[1]);
@@ -374,6 +428,7 @@ class Parser {
 
   std::vector<Token> tokens_;
   size_t pos_ = 0;
+  int depth_ = 0;
   Scope<Expr> vars_;
   Scope<Buffer> buffers_;
 };

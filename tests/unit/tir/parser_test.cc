@@ -94,8 +94,62 @@ TEST(TirParser, ErrorsNameThePositionAndWhatWasExpected) {
             std::string::npos);
   EXPECT_NE(message("kernel k(float32* x[2]) { x[0] = frob(1.0f); }").find("unknown function"),
             std::string::npos);
-  // Type errors surface from the checking constructors.
-  EXPECT_THROW(parsePrimFunc("kernel k(float32* x[2]) { x[0] = (1 + 1.0f); }"), InternalError);
+  // Type errors found by the checking constructors are the text's fault: kiln::Error, positioned.
+  EXPECT_NE(message("kernel k(float32* x[2]) { x[0] = (1 + 1.0f); }").find("line 1, column 34"),
+            std::string::npos);
+}
+
+// Each of these once escaped as an InternalError (a crash to the fuzzer) from a constructor's type
+// check; tir_text_fuzzer found the first.
+TEST(TirParser, TextBreakingATypeRuleIsAnErrorNamingTheRule) {
+  for (const auto& [text, rule] : {
+           std::pair{"kernel k(int64* x[4]) {\n  x[0] = (x[1] || x[2]);\n}", "non-bool"},
+           std::pair{"kernel k(float32* x[-1]) {}", "negative dimension"},
+           std::pair{"kernel k(float32x4* x[2]) {}", "vector element type"},
+           std::pair{"kernel k(float32* x[2]) { x[0] = 1; }", "store of int64"},
+           std::pair{"kernel k(float32* x[2]) { for (i, 0.5, 2) { x[i] = 1.0f; } }", "int64"},
+           std::pair{"kernel k(float32* x[2]) { if (1) { x[0] = 1.0f; } }", "bool"},
+           std::pair{"kernel k(float32* x[2]) { const int32 c = 1; x[0] = 1.0f; }", "let c"},
+           std::pair{"kernel k(float32* x[2]) { x[0] = floordiv(1.0f, 2.0f); }", "floor"},
+           std::pair{"kernel k(float32* x[2]) { x[0] = select(1, 1.0f, 2.0f); }", "select"},
+           std::pair{"kernel k(float32* x[2]) { x[0] = x[1.0f]; }", "index"},
+           std::pair{"kernel k(float32* x[2]) { x[0] = exp(1.0f, 2.0f); }", "arguments"},
+           std::pair{"kernel k(float32* x[2]) { x[0] = ((float32x4)1.0f + 1.0f); }",
+                     "store of float32x4"},
+       }) {
+    try {
+      parsePrimFunc(text);
+      ADD_FAILURE() << "no error for " << text;
+    } catch (const Error& e) {
+      std::string message = e.what();
+      EXPECT_NE(message.find("loop IR text, line "), std::string::npos) << message;
+      EXPECT_NE(message.find(rule), std::string::npos) << message;
+      EXPECT_EQ(message.find("internal error"), std::string::npos) << message;
+    }
+  }
+}
+
+TEST(TirParser, LaneCountsOutsideTheVectorRangeAreErrors) {
+  for (const char* lanes : {"0", "65536", "4294967297"}) {
+    std::string text = std::string("kernel k(float32* x[2]) { x[0] = reduce_add(broadcast(1.0f, ") +
+                       lanes + ")); }";
+    EXPECT_THROW(parsePrimFunc(text), Error) << text;
+  }
+}
+
+TEST(TirParser, NestingBeyondTheLimitIsAnErrorNotAStackOverflow) {
+  std::string deepExpr = "kernel k(int64* x[1]) { x[0] = ";
+  for (int i = 0; i < 100000; ++i) deepExpr += "(";
+  std::string deepBlocks = "kernel k(int64* x[1]) ";
+  for (int i = 0; i < 100000; ++i) deepBlocks += "{";
+  for (const std::string& text : {deepExpr, deepBlocks}) {
+    try {
+      parsePrimFunc(text);
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("levels of nesting"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(TirParser, LoopScopesEndWithTheirBlock) {
