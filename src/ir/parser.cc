@@ -29,6 +29,10 @@ struct Def {
   size_t pos = 0;
 };
 
+// random() makes test weights; 2^26 elements (256 MiB of float32) is beyond any test's needs, and
+// the cap keeps a typo in a shape from asking for terabytes.
+constexpr int64_t kMaxRandomElements = int64_t{1} << 26;
+
 class Parser {
  public:
   explicit Parser(const std::string& text) : text_(text), graph_(std::make_unique<Graph>()) {}
@@ -364,6 +368,13 @@ class Parser {
   }
 
   NDArray readInlineData(const TensorType& type) {
+    // Every value takes at least one character: a type that the rest of the text cannot fill is
+    // refused before its storage is allocated.
+    int64_t numel = runtime::shapeNumel(type.shape);
+    if (static_cast<uint64_t>(numel) > text_.size() - pos_) {
+      failAt(pos_, "constant data for ", type.str(), " needs ", numel,
+             " values, more than the text has characters left (", text_.size() - pos_, ")");
+    }
     NDArray a = NDArray::empty(type.shape, type.dtype);
     size_t open = pos_;
     expect('[', "to start constant data");
@@ -430,6 +441,10 @@ class Parser {
     expect(')', "after random()'s arguments");
     if (haveLow != haveHigh || (haveLow && !(low < high))) {
       failAt(close, "random() needs both low and high with low < high");
+    }
+    if (runtime::shapeNumel(type.shape) > kMaxRandomElements) {
+      failAt(close, "random() constant ", type.str(), " has more than ", kMaxRandomElements,
+             " elements; test weights larger than that are not supported");
     }
     return randomTensor(type, static_cast<uint64_t>(seed), low, high);
   }

@@ -4,7 +4,8 @@
 // omitted `: types` (inferred; when given they must match inference) and constants generated as
 //   %w = const float32[4,3,3,3] random(seed=7)                  // uniform in [-1, 1)
 //   %v = const float32[4] random(seed=3, low=0.5, high=2.0)     // uniform in [low, high)
-// (see random_tensor.h). elided(...) constants are rejected: their data is not in the text.
+// (see random_tensor.h; at most 2^26 elements). elided(...) constants are rejected: their data is
+// not in the text.
 #pragma once
 
 #include <memory>

@@ -253,6 +253,29 @@ TEST(ParserErrorTest, ReportsLineColumnAndExpectation) {
   }
 }
 
+// A constant's shape comes from the text; its storage must not be allocated before the text is
+// known to hold that many values (ir_text_fuzzer found a 6 GB allocation for one value).
+TEST(ParserErrorTest, HugeConstantShapesAreRefusedBeforeAllocating) {
+  for (const auto& [text, message] : {
+           std::pair{"graph g() {\n  %w = const float32[1,1,1555555555,1] [2.0]\n  return %w\n}",
+                     "needs 1555555555 values, more than the text has characters left"},
+           std::pair{"graph g() {\n  %w = const float32[1000000000000] [2.0]\n  return %w\n}",
+                     "more than the text has characters left"},
+           std::pair{"graph g() {\n  %w = const float32[1000000,1000000] random(seed=1)\n"
+                     "  return %w\n}",
+                     "has more than 67108864 elements"},
+       }) {
+    try {
+      parseGraph(text);
+      ADD_FAILURE() << "no error for:\n" << text;
+    } catch (const Error& e) {
+      std::string msg = e.what();
+      EXPECT_EQ(msg.rfind("line 2:", 0), 0u) << msg;
+      EXPECT_NE(msg.find(message), std::string::npos) << msg;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kiln::ir
 
