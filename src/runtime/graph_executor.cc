@@ -30,9 +30,7 @@ class GraphExecutorNode final : public ModuleNode {
       throw Error(
           strCat("model '", plan_->model, "': the graph executor runs on cpu, got ", device.str()));
     }
-    for (size_t size : plan_->storageSizes) {
-      storages_.push_back(NDArray::empty({static_cast<int64_t>(size)}, DataType::uint8(), device));
-    }
+    for (size_t k = 0; k < plan_->storageSizes.size(); ++k) allocateStorage(k, device);
     tensors_.resize(plan_->tensors.size());
     for (size_t i = 0; i < plan_->tensors.size(); ++i) {
       const GraphTensor& t = plan_->tensors[i];
@@ -156,6 +154,24 @@ class GraphExecutorNode final : public ModuleNode {
                          "' has ", plan_->outputs.size(), " outputs"));
     }
     return static_cast<size_t>(i);
+  }
+
+  // Working memory is the one large allocation an executor makes; when it fails, say for what.
+  void allocateStorage(size_t k, Device device) {
+    size_t bytes = plan_->storageSizes[k];
+    try {
+      storages_.push_back(NDArray::empty({static_cast<int64_t>(bytes)}, DataType::uint8(), device));
+    } catch (const std::exception& e) {
+      std::string holders;
+      int shown = 0;
+      for (const GraphTensor& t : plan_->tensors) {
+        if (t.storage != static_cast<int64_t>(k)) continue;
+        if (shown++ < 4) holders += strCat(holders.empty() ? "" : ", ", "'", t.name, "'");
+      }
+      if (shown > 4) holders += strCat(" and ", shown - 4, " more");
+      throw Error(strCat("model '", plan_->model, "': cannot allocate working memory block ", k,
+                         " (", bytes, " bytes, holding tensors ", holders, "): ", e.what()));
+    }
   }
 
   Value setInput(const Args& a) {

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "kiln/runtime/artifact.h"
+#include "kiln/runtime/artifact_file.h"
 #include "kiln/runtime/backend_api.h"
 #include "kiln/runtime/graph_executor.h"
 #include "kiln/runtime/host_cpu.h"
@@ -108,8 +109,9 @@ class LibraryNode final : public ModuleNode {
 
 }  // namespace
 
-Module loadModule(const std::string& path) {
+Module loadModule(const std::string& path, const LoadOptions& options) {
   if (!fileExists(path)) throw Error(strCat("cannot load module '", path, "': no such file"));
+  verifyArtifactFile(path, options.verifyChecksum);
   auto library = std::make_shared<SharedLibrary>(path);
   Artifact artifact = readArtifact(*library);
   checkTargetRunsHere(artifact.target, path);

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "kiln/runtime/artifact_file.h"
 #include "kiln/support/error.h"
 
 namespace kiln::runtime {
@@ -61,6 +62,9 @@ void checkElfMachine(const std::string& path) {
 }  // namespace
 
 SharedLibrary::SharedLibrary(const std::string& path) : path_(path) {
+  // The loader maps segments without checking the file's size: a truncated copy would die of
+  // SIGBUS inside dlopen instead of giving an error.
+  verifyArtifactFile(path, /*checksum=*/false);
   checkElfMachine(path);
   // dlopen searches the library path for a name without a '/'; a user naming "model.so" means
   // the file in the current folder.

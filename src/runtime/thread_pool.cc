@@ -6,10 +6,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <condition_variable>
 #include <cstdlib>
 #include <exception>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -110,7 +112,14 @@ struct ThreadPool::Impl {
     stopping = false;
     uint64_t current = generation.load();
     for (int i = 1; i < n; ++i) {
-      workers.emplace_back([this, i, current] { workerLoop(i, current); });
+      try {
+        workers.emplace_back([this, i, current] { workerLoop(i, current); });
+      } catch (const std::system_error& e) {
+        // The system's thread limit: keep a working (single-threaded) pool and say why.
+        stop();
+        throw Error(strCat("cannot start ", n, " threads: the system refused thread ", i + 1, " (",
+                           e.what(), "); ask for fewer"));
+      }
     }
   }
 
@@ -155,8 +164,14 @@ struct ThreadPool::Impl {
 int ThreadPool::defaultNumThreads() {
   if (const char* env = std::getenv("KILN_NUM_THREADS")) {
     char* end = nullptr;
+    errno = 0;
     long n = std::strtol(env, &end, 10);
-    if (end != env && *end == '\0' && n >= 1 && n <= 4096) return static_cast<int>(n);
+    if (end == env || *end != '\0' || errno != 0 || n < 1 || n > kMaxThreads) {
+      throw Error(strCat("KILN_NUM_THREADS is '", std::string(env).substr(0, 40),
+                         "'; expected a whole number of threads from 1 to ", kMaxThreads,
+                         " (or unset it to use every core)"));
+    }
+    return static_cast<int>(n);
   }
   unsigned hw = std::thread::hardware_concurrency();
   return hw == 0 ? 1 : static_cast<int>(hw);
@@ -167,9 +182,16 @@ ThreadPool& ThreadPool::global() {
   return pool;
 }
 
-ThreadPool::ThreadPool() : impl_(new Impl) {
+ThreadPool::ThreadPool() {
+  int n = defaultNumThreads();  // may throw: nothing is allocated yet
+  impl_ = new Impl;
   ::pthread_atfork(nullptr, nullptr, [] { gForkedChild.store(true); });
-  impl_->start(defaultNumThreads());
+  try {
+    impl_->start(n);
+  } catch (const Error&) {
+    delete impl_;
+    throw;
+  }
 }
 
 ThreadPool::~ThreadPool() {
@@ -190,7 +212,9 @@ ThreadPool::Impl& ThreadPool::live() {
 }
 
 void ThreadPool::setNumThreads(int n) {
-  if (n < 1) throw Error(strCat("thread pool size must be at least 1, got ", n));
+  if (n < 1 || n > kMaxThreads) {
+    throw Error(strCat("thread pool size must be from 1 to ", kMaxThreads, ", got ", n));
+  }
   Impl& p = live();
   std::lock_guard<std::mutex> launch(p.launchMutex);
   if (static_cast<size_t>(n) == p.workers.size() + 1) return;

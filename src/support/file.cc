@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <memory>
 #include <system_error>
+#include <utility>
 
 #include "kiln/support/error.h"
 
@@ -52,25 +53,53 @@ std::vector<uint8_t> readFile(const std::string& path) {
 
 std::string readTextFile(const std::string& path) { return readAll<std::string>(path); }
 
-void writeFileAtomic(const std::string& path, const void* data, size_t size) {
-  std::string tmp = path + ".tmp";
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throwFileError("write", tmp, errno);
-  int err = 0;
-  if (size != 0 && std::fwrite(data, 1, size, f) != size) err = errno ? errno : EIO;
-  if (std::fflush(f) != 0 && !err) err = errno;
+void checkFolderOf(const std::string& path) {
+  std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (parent.empty()) return;
+  if (!fileExists(parent.string())) {
+    throw Error(
+        strCat("cannot write '", path, "': the folder '", parent.string(), "' does not exist"));
+  }
+  if (!isDirectory(parent.string())) {
+    throw Error(strCat("cannot write '", path, "': '", parent.string(), "' is not a folder"));
+  }
+}
+
+AtomicFileWriter::AtomicFileWriter(const std::string& path)
+    : path_(path), tmp_((checkFolderOf(path), TempPath::besideFile(path))) {
+  if (isDirectory(path)) throwFileError("write", path, EISDIR);
+  file_ = std::fopen(tmp_.path().c_str(), "wbx");
+  if (!file_) throwFileError("write", path, errno);
+}
+
+AtomicFileWriter::~AtomicFileWriter() {
+  if (file_) std::fclose(file_);
+}
+
+void AtomicFileWriter::fail(int err) {
+  std::fclose(std::exchange(file_, nullptr));
+  throwFileError("write", path_, err);
+}
+
+void AtomicFileWriter::write(const void* data, size_t size) {
+  KILN_CHECK(file_, "write after commit of '", path_, "'");
+  if (size != 0 && std::fwrite(data, 1, size, file_) != size) fail(errno ? errno : EIO);
+}
+
+void AtomicFileWriter::commit() {
+  KILN_CHECK(file_, "second commit of '", path_, "'");
+  if (std::fflush(file_) != 0) fail(errno);
   // Flushed to disk before the rename, so a crash leaves the old file or the new one.
-  if (::fsync(::fileno(f)) != 0 && !err && errno != EINVAL) err = errno;
-  if (std::fclose(f) != 0 && !err) err = errno;
-  if (err) {
-    std::remove(tmp.c_str());
-    throwFileError("write", tmp, err);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    err = errno;
-    std::remove(tmp.c_str());
-    throw Error(strCat("cannot rename '", tmp, "' to '", path, "': ", std::strerror(err)));
-  }
+  if (::fsync(::fileno(file_)) != 0 && errno != EINVAL) fail(errno);
+  if (std::fclose(std::exchange(file_, nullptr)) != 0) throwFileError("write", path_, errno);
+  if (std::rename(tmp_.path().c_str(), path_.c_str()) != 0) throwFileError("write", path_, errno);
+  tmp_.keep();
+}
+
+void writeFileAtomic(const std::string& path, const void* data, size_t size) {
+  AtomicFileWriter out(path);
+  out.write(data, size);
+  out.commit();
 }
 
 bool fileExists(const std::string& path) {

@@ -3,10 +3,12 @@
 #include <iostream>
 
 #include "commands.h"
+#include "exit_codes.h"
 #include "input_shapes.h"
 #include "kiln/driver/compile.h"
 #include "kiln/support/error.h"
 #include "kiln/support/file.h"
+#include "path_clash.h"
 
 namespace kiln::cli {
 namespace {
@@ -20,6 +22,13 @@ void runCompile(const CompileArgs& args) {
   if (!fileExists(args.model)) {
     throw Error(strCat("model file '", args.model, "' does not exist"));
   }
+  refuseOverwrite("-o", args.output, "the model", args.model);
+  refuseOverwrite("--dump-ir", args.options.dumpIrDir, "the model", args.model);
+  if (isDirectory(args.output)) {
+    throw UsageError(
+        strCat("-o '", args.output, "' is a folder; expected the artifact's file name"));
+  }
+  requireOutputFolder(args.output);
   driver::CompileOptions options = args.options;
   options.inputShapes = parseInputShapes(args.inputShapes);
   auto start = std::chrono::steady_clock::now();

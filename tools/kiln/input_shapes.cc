@@ -6,7 +6,7 @@
 #include <charconv>
 #include <regex>
 
-#include "kiln/support/error.h"
+#include "exit_codes.h"
 
 namespace kiln::cli {
 
@@ -15,7 +15,7 @@ int64_t parseDim(const std::string& text, const std::string& what) {
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size() || value < 0 ||
       value >= (int64_t{1} << 62)) {
-    throw Error(strCat(what, ": dimension '", text, "' is not a number between 0 and 2^62"));
+    throw UsageError(strCat(what, ": dimension '", text, "' is not a number between 0 and 2^62"));
   }
   return value;
 }
@@ -28,9 +28,9 @@ std::map<std::string, runtime::Shape> parseInputShapes(const std::string& text) 
   while (begin != text.cend()) {
     if (std::all_of(begin, text.cend(), [](char c) { return std::isspace(c); })) break;
     if (!std::regex_search(begin, text.cend(), m, entry, std::regex_constants::match_continuous)) {
-      throw Error(strCat("--input-shapes: cannot parse '", std::string(begin, text.cend()),
-                         "'; expected name:[d0,d1,...] entries separated by spaces, e.g. "
-                         "\"input:[1,3,224,224]\""));
+      throw UsageError(strCat("--input-shapes: cannot parse '", std::string(begin, text.cend()),
+                              "'; expected name:[d0,d1,...] entries separated by spaces, e.g. "
+                              "\"input:[1,3,224,224]\""));
     }
     runtime::Shape shape;
     std::string dims = m[2];
@@ -40,7 +40,7 @@ std::map<std::string, runtime::Shape> parseInputShapes(const std::string& text) 
       shape.push_back(parseDim(it->str(), strCat("--input-shapes '", m[1].str(), "'")));
     }
     if (!shapes.emplace(m[1], shape).second) {
-      throw Error(strCat("--input-shapes: input '", m[1].str(), "' is given twice"));
+      throw UsageError(strCat("--input-shapes: input '", m[1].str(), "' is given twice"));
     }
     begin = m[0].second;
   }

@@ -3,6 +3,7 @@
 
 #include "commands.h"
 #include "kiln/runtime/artifact.h"
+#include "kiln/runtime/artifact_file.h"
 #include "kiln/runtime/shared_library.h"
 #include "kiln/support/error.h"
 #include "kiln/support/file.h"
@@ -20,8 +21,9 @@ void printTensors(const char* title, const Json& metadata, const char* key) {
   }
 }
 
-void inspect(const std::string& path, bool json) {
+void inspect(const std::string& path, bool json, bool verify) {
   if (!fileExists(path)) throw Error(strCat("artifact '", path, "' does not exist"));
+  runtime::verifyArtifactFile(path, verify);
   runtime::SharedLibrary lib(path);
   runtime::Artifact artifact = runtime::readArtifact(lib);
   if (json) {
@@ -29,6 +31,7 @@ void inspect(const std::string& path, bool json) {
     out["format_version"] = static_cast<int64_t>(artifact.formatVersion);
     out["producer"] = artifact.producer;
     out["target"] = artifact.target;
+    out["checksum"] = verify ? "verified" : "not checked";
     for (const runtime::ArtifactModel& m : artifact.models) {
       Json model;
       model["name"] = m.name;
@@ -44,6 +47,7 @@ void inspect(const std::string& path, bool json) {
             << "format version:  " << artifact.formatVersion << "\n"
             << "producer:        " << artifact.producer << "\n"
             << "target:          " << artifact.target.dump() << "\n"
+            << "checksum:        " << (verify ? "verified" : "not checked (--no-verify)") << "\n"
             << "models:\n";
   for (const runtime::ArtifactModel& m : artifact.models) {
     std::cout << "  " << m.name << " (" << m.executor << " executor, "
@@ -59,10 +63,13 @@ void inspect(const std::string& path, bool json) {
 void addInspectCommand(CLI::App& app) {
   auto path = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
+  auto noVerify = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand("inspect", "Show what a compiled artifact holds");
   cmd->add_option("artifact", *path, "The compiled model (.so)")->required();
   cmd->add_flag("--json", *json, "Print everything (including executor metadata) as JSON");
-  cmd->callback([path, json] { inspect(*path, *json); });
+  cmd->add_flag("--no-verify", *noVerify,
+                "Skip the artifact's checksum (the truncation check still runs)");
+  cmd->callback([path, json, noVerify] { inspect(*path, *json, !*noVerify); });
 }
 
 }  // namespace kiln::cli

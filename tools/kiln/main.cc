@@ -1,27 +1,49 @@
 // The `kiln` command line: compile, run and inspect models.
 #include <iostream>
+#include <new>
 
 #include "commands.h"
+#include "exit_codes.h"
 #include "kiln/runtime/artifact.h"
-#include "kiln/support/error.h"
+#include "kiln/support/temp_path.h"
+
+namespace {
+
+// Which failure status an error of the subcommand that ran gets.
+int failureCode(const CLI::App& app) {
+  return app.got_subcommand("compile") ? kiln::cli::kExitCompile : kiln::cli::kExitRuntime;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
+  using namespace kiln::cli;
+  // An interrupted compile or run leaves no temporary files or folders behind.
+  kiln::removeTempPathsOnSignals();
   CLI::App app{"kiln: compile ONNX models into one shared library and run them"};
   app.set_version_flag("--version", kiln::runtime::producerVersion());
   app.require_subcommand(1);
-  kiln::cli::addCompileCommand(app);
-  kiln::cli::addRunCommand(app);
-  kiln::cli::addInspectCommand(app);
+  addCompileCommand(app);
+  addRunCommand(app);
+  addInspectCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version are "errors" with status 0; every real parse error is a usage error.
+    int status = app.exit(e);
+    return status == 0 ? kExitOk : kExitUsage;
+  } catch (const UsageError& e) {
+    std::cerr << "error: " << e.what() << "\nRun with --help for more information.\n";
+    return kExitUsage;
   } catch (const kiln::Error& e) {
     std::cerr << "error: " << e.what() << "\n";
-    return 1;
+    return failureCode(app);
+  } catch (const std::bad_alloc&) {
+    std::cerr << "error: out of memory\n";
+    return failureCode(app);
   } catch (const std::exception& e) {
-    std::cerr << "internal error: " << e.what() << "\n";
-    return 2;
+    std::cerr << "internal error (a bug in kiln, please report it): " << e.what() << "\n";
+    return kExitInternal;
   }
-  return 0;
+  return kExitOk;
 }

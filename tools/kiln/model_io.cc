@@ -2,6 +2,7 @@
 #include "model_io.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <random>
 
@@ -12,18 +13,20 @@
 namespace kiln::cli {
 namespace {
 
-bool endsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+// ".npz" in any case: X.NPZ is an archive, not a folder to create.
+bool hasNpzSuffix(const std::string& path) {
+  if (path.size() < 4) return false;
+  std::string tail = path.substr(path.size() - 4);
+  for (char& c : tail) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return tail == ".npz";
 }
 
 std::string describe(const Json& input) {
   return strCat(input.at("dtype").asString(), runtime::shapeStr(shapeFromJson(input.at("shape"))));
 }
 
-NamedArrays loadFromNpz(const std::string& path, const Json& info) {
+void readFromNpz(const std::string& path, const Json& info, const InputSink& sink) {
   NamedArrays all = readNpz(path);
-  NamedArrays inputs;
   for (const Json& input : info.asArray()) {
     const std::string& name = input.at("name").asString();
     auto it = std::find_if(all.begin(), all.end(), [&](const auto& a) { return a.first == name; });
@@ -34,13 +37,12 @@ NamedArrays loadFromNpz(const std::string& path, const Json& info) {
                          "' (expected ", describe(input),
                          "); it has: ", have.empty() ? "nothing" : have));
     }
-    inputs.push_back(*it);
+    sink(name, it->second);
+    it->second = runtime::NDArray();  // handed over: free it before the next input is read
   }
-  return inputs;
 }
 
-NamedArrays loadFromFolder(const std::string& dir, const Json& info) {
-  NamedArrays inputs;
+void readFromFolder(const std::string& dir, const Json& info, const InputSink& sink) {
   for (size_t i = 0; i < info.size(); ++i) {
     std::string file = strCat(dir, "/input_", i, ".pb");
     const Json& input = info[i];
@@ -48,9 +50,8 @@ NamedArrays loadFromFolder(const std::string& dir, const Json& info) {
       throw Error(strCat("missing input file '", file, "' for model input ", i, " '",
                          input.at("name").asString(), "' (expected ", describe(input), ")"));
     }
-    inputs.emplace_back(input.at("name").asString(), frontend::onnx::loadTensorProto(file));
+    sink(input.at("name").asString(), frontend::onnx::loadTensorProto(file));
   }
-  return inputs;
 }
 
 template <typename T>
@@ -77,10 +78,10 @@ runtime::Shape shapeFromJson(const Json& j) {
   return shape;
 }
 
-NamedArrays loadInputs(const std::string& path, const Json& info) {
+void forEachInput(const std::string& path, const Json& info, const InputSink& sink) {
   if (!fileExists(path)) throw Error(strCat("inputs '", path, "' do not exist"));
-  if (isDirectory(path)) return loadFromFolder(path, info);
-  if (endsWith(path, ".npz")) return loadFromNpz(path, info);
+  if (isDirectory(path)) return readFromFolder(path, info, sink);
+  if (hasNpzSuffix(path)) return readFromNpz(path, info, sink);
   throw Error(strCat("--inputs '", path, "': expected an .npz file or a folder of input_N.pb"));
 }
 
@@ -111,7 +112,7 @@ NamedArrays fillInputs(const std::string& mode, const Json& info, uint64_t seed)
 }
 
 void saveOutputs(const std::string& path, const NamedArrays& outputs) {
-  if (endsWith(path, ".npz")) return writeNpz(path, outputs);
+  if (hasNpzSuffix(path)) return writeNpz(path, outputs);
   makeDirectories(path);
   for (size_t i = 0; i < outputs.size(); ++i) {
     frontend::onnx::saveTensorProto(outputs[i].second, outputs[i].first,

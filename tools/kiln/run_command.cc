@@ -1,14 +1,17 @@
 // `kiln run MODEL.so`: load an artifact, feed inputs, run, write outputs, time it.
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <iostream>
-#include <numeric>
+#include <queue>
 
 #include "commands.h"
+#include "exit_codes.h"
 #include "kiln/runtime/module.h"
 #include "kiln/runtime/thread_pool.h"
 #include "kiln/support/error.h"
 #include "model_io.h"
+#include "path_clash.h"
 #include "timing_stats.h"
 
 namespace kiln::cli {
@@ -17,28 +20,38 @@ namespace {
 struct RunArgs {
   std::string artifact, inputs, outputs, fillMode = "random", modelName = "default";
   int printTop = 0, repeat = 10, number = 1, threads = 0;
-  bool printTime = false, json = false;
+  bool printTime = false, json = false, noVerify = false;
   uint64_t seed = 0;
 };
 
+// The K largest entries through a bounded heap: no index array the size of the output.
 void printTop(const runtime::NDArray& out, int k) {
   if (!out.dtype().isFloat() || out.dtype().bits != 32) {
     throw Error(strCat("--print-top needs a float32 output, got ", out.dtype().str()));
   }
   const float* p = out.data<float>();
-  std::vector<int64_t> idx(static_cast<size_t>(out.numel()));
-  std::iota(idx.begin(), idx.end(), 0);
-  size_t n = std::min(idx.size(), static_cast<size_t>(k));
-  std::partial_sort(idx.begin(), idx.begin() + n, idx.end(),
-                    [&](int64_t a, int64_t b) { return p[a] > p[b]; });
-  std::cout << "top " << n << " of output 0:\n";
-  for (size_t i = 0; i < n; ++i) std::cout << "  class " << idx[i] << "  " << p[idx[i]] << "\n";
+  using Entry = std::pair<float, int64_t>;
+  // The smallest kept entry on top; ties keep the lower index, as a stable sort would.
+  auto worse = [](const Entry& a, const Entry& b) {
+    return a.first > b.first || (a.first == b.first && a.second < b.second);
+  };
+  std::priority_queue<Entry, std::vector<Entry>, decltype(worse)> kept(worse);
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    if (static_cast<int>(kept.size()) < k) {
+      kept.emplace(p[i], i);
+    } else if (p[i] > kept.top().first) {
+      kept.pop();
+      kept.emplace(p[i], i);
+    }
+  }
+  std::vector<Entry> top;
+  for (; !kept.empty(); kept.pop()) top.push_back(kept.top());
+  std::reverse(top.begin(), top.end());
+  std::cout << "top " << top.size() << " of output 0:\n";
+  for (const Entry& e : top) std::cout << "  class " << e.second << "  " << e.first << "\n";
 }
 
 std::vector<double> timeRuns(const runtime::PackedFunc& run, int repeat, int number) {
-  if (repeat < 1 || number < 1) {
-    throw Error(strCat("--repeat and --number must be >= 1, got ", repeat, " and ", number));
-  }
   std::vector<double> millis;
   for (int r = 0; r < repeat; ++r) {
     auto start = std::chrono::steady_clock::now();
@@ -49,15 +62,42 @@ std::vector<double> timeRuns(const runtime::PackedFunc& run, int repeat, int num
   return millis;
 }
 
+// The executor of the model the user named; builtins such as get_target are not models.
+runtime::Module createExecutor(const runtime::Module& lib, const RunArgs& args) {
+  Json models = lib["list_models"]().asJson();
+  std::string names;
+  for (const Json& m : models.asArray()) {
+    if (m.asString() == args.modelName) {
+      return lib[args.modelName](runtime::Device::cpu()).asModule();
+    }
+    names += (names.empty() ? "" : ", ") + m.asString();
+  }
+  throw UsageError(strCat("--model-name '", args.modelName, "': '", args.artifact,
+                          "' has no model of that name; it has: ", names));
+}
+
+void checkPaths(const RunArgs& args) {
+  refuseOverwrite("--outputs", args.outputs, "the artifact", args.artifact);
+  refuseOverwrite("--outputs", args.outputs, "--inputs", args.inputs);
+  if (!args.outputs.empty()) requireOutputFolder(args.outputs);
+}
+
 void runModel(const RunArgs& args) {
+  checkPaths(args);
   if (args.threads > 0) runtime::ThreadPool::global().setNumThreads(args.threads);
-  runtime::Module lib = runtime::loadModule(args.artifact);
-  runtime::Module exec = lib[args.modelName](runtime::Device::cpu()).asModule();
+  runtime::Module lib = runtime::loadModule(args.artifact, {.verifyChecksum = !args.noVerify});
+  runtime::Module exec = createExecutor(lib, args);
   Json inputInfo = exec["get_input_info"]().asJson();
-  NamedArrays inputs = args.inputs.empty() ? fillInputs(args.fillMode, inputInfo, args.seed)
-                                           : loadInputs(args.inputs, inputInfo);
   runtime::PackedFunc setInput = exec["set_input"];
-  for (const auto& [name, array] : inputs) setInput(name, array);
+  if (args.inputs.empty()) {
+    for (auto& [name, array] : fillInputs(args.fillMode, inputInfo, args.seed)) {
+      setInput(name, array);
+    }
+  } else {
+    // One input at a time, so only one copy of an input is alive besides the executor's.
+    forEachInput(args.inputs, inputInfo,
+                 [&](const std::string& name, const runtime::NDArray& a) { setInput(name, a); });
+  }
   runtime::PackedFunc run = exec["run"];
   run();
 
@@ -74,6 +114,7 @@ void runModel(const RunArgs& args) {
   }
   if (args.printTop > 0) printTop(outputs.at(0).second, args.printTop);
   if (args.printTime || args.json) {
+    outputs.clear();  // the timing loop needs none of them
     TimingStats stats = summarize(timeRuns(run, args.repeat, args.number));
     std::cout << formatTable(stats);
     if (args.json) std::cout << formatJson(stats) << "\n";
@@ -97,18 +138,26 @@ void addRunCommand(CLI::App& app) {
                   "Write outputs to an .npz (path ending in .npz) or a folder of output_0.pb, ...");
   cmd->add_option("--model-name", args->modelName, "Which model of the library to run")
       ->capture_default_str();
-  cmd->add_option("--print-top", args->printTop, "Print the K largest entries of output 0");
+  cmd->add_option("--print-top", args->printTop, "Print the K largest entries of output 0")
+      ->check(CLI::Range(1, INT_MAX).description("a count >= 1"));
   cmd->add_flag("--print-time", args->printTime,
                 "Time the model: mean, median, min, max, std, p90, p99 over --repeat runs");
-  cmd->add_option("--repeat", args->repeat, "Timed measurements")->capture_default_str();
+  cmd->add_option("--repeat", args->repeat, "Timed measurements")
+      ->check(CLI::Range(1, INT_MAX).description("a count >= 1"))
+      ->capture_default_str();
   cmd->add_option("--number", args->number, "Runs averaged into each measurement")
+      ->check(CLI::Range(1, INT_MAX).description("a count >= 1"))
       ->capture_default_str();
   cmd->add_flag("--json", args->json,
                 "Also print the timing summary as one JSON object on the last line "
                 "(implies --print-time)");
   cmd->add_option("--threads", args->threads,
-                  "Worker threads (default: KILN_NUM_THREADS, else all cores)")
-      ->check(CLI::NonNegativeNumber);
+                  strCat("Worker threads, 1 to ", runtime::ThreadPool::kMaxThreads,
+                         " (default: KILN_NUM_THREADS, else all cores)"))
+      ->check(CLI::Range(1, runtime::ThreadPool::kMaxThreads)
+                  .description(strCat("1 to ", runtime::ThreadPool::kMaxThreads)));
+  cmd->add_flag("--no-verify", args->noVerify,
+                "Skip the artifact's checksum (the truncation check still runs)");
   cmd->callback([args] { runModel(*args); });
 }
 

@@ -41,8 +41,15 @@ class Module {
   std::shared_ptr<ModuleNode> node_;
 };
 
-// Loads a kiln artifact (.so): checks its container version and returns the root module, whose
-// functions are the model factories (lib["default"](device)) plus "list_models".
-Module loadModule(const std::string& path);
+struct LoadOptions {
+  // Check the artifact's checksum (an XXH64 over the whole file) before loading it; a mismatch is
+  // an error naming the sections that changed.
+  bool verifyChecksum = true;
+};
+
+// Loads a kiln artifact (.so): checks its file (truncation, checksum) and container version and
+// returns the root module, whose functions are the model factories (lib["default"](device)) plus
+// "list_models".
+Module loadModule(const std::string& path, const LoadOptions& options = {});
 
 }  // namespace kiln::runtime

@@ -8,7 +8,8 @@ namespace kiln::runtime {
 
 class SharedLibrary {
  public:
-  // Throws kiln::Error with dlerror()'s text when PATH cannot be loaded.
+  // Throws kiln::Error when PATH is not an ELF file of this machine's architecture, is truncated
+  // (checked before the loader maps it), or dlopen fails (with dlerror()'s text).
   explicit SharedLibrary(const std::string& path);
   ~SharedLibrary();
   SharedLibrary(const SharedLibrary&) = delete;

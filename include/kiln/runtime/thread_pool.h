@@ -9,13 +9,19 @@ namespace kiln::runtime {
 
 class ThreadPool {
  public:
+  // More threads than this is a mistake (a typo, an overflow), not a configuration.
+  static constexpr int kMaxThreads = 1024;
+
   // The process-wide pool. Its size is KILN_NUM_THREADS if set, else the hardware concurrency.
   static ThreadPool& global();
 
   // Resizes the pool (1 = run everything on the calling thread). Not while a loop is running.
+  // Throws kiln::Error when N is outside 1..kMaxThreads or the threads cannot be started (the pool
+  // then runs everything on the calling thread).
   void setNumThreads(int n);
   int numThreads() const;
-  // KILN_NUM_THREADS when it is a positive integer, else the hardware concurrency (at least 1).
+  // KILN_NUM_THREADS when set, else the hardware concurrency (at least 1). Throws kiln::Error
+  // when KILN_NUM_THREADS is set to anything but a whole number from 1 to kMaxThreads.
   static int defaultNumThreads();
 
   // Calls fn(begin, end) on contiguous chunks covering [0, extent), each taken by whichever

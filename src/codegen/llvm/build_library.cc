@@ -3,8 +3,6 @@
 // one only sequences them.
 #include "kiln/codegen/llvm/build_library.h"
 
-#include <llvm/Support/FileSystem.h>
-#include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include <algorithm>
@@ -16,11 +14,12 @@
 #include "embed_artifact.h"
 #include "kiln/runtime/backend_api.h"
 #include "kiln/support/error.h"
+#include "kiln/support/file.h"
+#include "kiln/support/temp_path.h"
 #include "link_shared_library.h"
 #include "partition_kernels.h"
 #include "run_concurrently.h"
 #include "target_machine.h"
-#include "temp_dir.h"
 
 namespace kiln::codegen {
 namespace {
@@ -46,19 +45,12 @@ void checkKernelNames(const std::vector<tir::PrimFunc>& funcs) {
 
 // The shards' modules one after another; each is valid on its own, the file as a whole is not.
 void dumpShards(const std::vector<std::string>& shardIrs, const std::string& path) {
-  std::error_code ec;
-  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_Text);
-  if (ec) throw Error(strCat("cannot write code dump '", path, "': ", ec.message()));
+  std::string text;
   for (size_t i = 0; i < shardIrs.size(); ++i) {
-    out << "; ==== kiln code generation shard " << i + 1 << " of " << shardIrs.size() << " ====\n"
-        << shardIrs[i] << "\n";
+    text += strCat("; ==== kiln code generation shard ", i + 1, " of ", shardIrs.size(), " ====\n",
+                   shardIrs[i], "\n");
   }
-  out.close();
-  if (out.has_error()) {
-    std::string reason = out.error().message();
-    out.clear_error();
-    throw Error(strCat("cannot write code dump '", path, "': ", reason));
-  }
+  writeFileAtomic(path, text);
 }
 
 }  // namespace
@@ -72,7 +64,9 @@ void buildSharedLibrary(const std::vector<tir::PrimFunc>& funcs, const std::stri
   checkKernelNames(funcs);
   std::vector<std::vector<size_t>> shards = partitionKernels(funcs, threads);
 
-  TempDir scratch;
+  // Objects and the link log live in a scratch folder that goes away on error and on SIGINT.
+  TempPath scratch = TempPath::folder("kiln-codegen");
+  auto file = [&](const std::string& name) { return scratch.path() + "/" + name; };
   std::vector<ShardJob> jobs(shards.size());
   std::vector<ShardText> texts(shards.size());
   std::vector<std::string> objects;
@@ -80,14 +74,14 @@ void buildSharedLibrary(const std::vector<tir::PrimFunc>& funcs, const std::stri
   for (size_t s = 0; s < shards.size(); ++s) {
     for (size_t i : shards[s]) jobs[s].funcs.push_back(funcs[i]);
     jobs[s].api = s == 0 ? BackendApiSlot::kDefine : BackendApiSlot::kDeclare;
-    jobs[s].objectPath = scratch.file(strCat("kernels.", s, ".o"));
+    jobs[s].objectPath = file(strCat("kernels.", s, ".o"));
     // The dump shows the kernels only; the artifact bytes would drown them.
     jobs[s].keepIr = !options.dumpLlvmPath.empty();
     jobs[s].keepAsm = !options.dumpAsmPath.empty();
     objects.push_back(jobs[s].objectPath);
     tasks.push_back([&, s] { texts[s] = compileShard(jobs[s], options.target, options.optLevel); });
   }
-  objects.push_back(scratch.file("artifact.o"));
+  objects.push_back(file("artifact.o"));
   tasks.push_back([&] { emitArtifactObject(artifact, *artifactTm, objects.back()); });
   runConcurrently(tasks, threads > 1);
 
@@ -98,7 +92,7 @@ void buildSharedLibrary(const std::vector<tir::PrimFunc>& funcs, const std::stri
   }
   if (!options.dumpLlvmPath.empty()) dumpShards(irs, options.dumpLlvmPath);
   if (!options.dumpAsmPath.empty()) dumpShards(assembly, options.dumpAsmPath);
-  linkSharedLibrary(objects, options.target.triple, outputPath, scratch.file("link.log"));
+  linkSharedLibrary(objects, options.target.triple, outputPath, file("link.log"));
 }
 
 }  // namespace kiln::codegen

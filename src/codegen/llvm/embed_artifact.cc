@@ -27,7 +27,7 @@ void embedArtifact(llvm::Module& module, const std::string& artifact) {
   data->setAlignment(llvm::Align(64));
   if (llvm::Triple(module.getTargetTriple()).isOSBinFormatELF()) {
     // Its own read-only section keeps the weights apart from code and small constants.
-    data->setSection(".rodata.kiln_artifact");
+    data->setSection("kiln_artifact");
   }
   auto* i64 = llvm::Type::getInt64Ty(ctx);
   auto* size = new llvm::GlobalVariable(

@@ -3,14 +3,13 @@
 #include "link_shared_library.h"
 
 #include <llvm/TargetParser/Triple.h>
-#include <unistd.h>
 
-#include <atomic>
-#include <cstdio>
 #include <filesystem>
 #include <vector>
 
+#include "kiln/runtime/artifact_file.h"
 #include "kiln/support/error.h"
+#include "kiln/support/temp_path.h"
 #include "llvm_targets.h"
 #include "run_process.h"
 
@@ -47,17 +46,14 @@ std::vector<std::string> linkCommand(const std::string& triple,
   return {};
 }
 
-std::string temporaryOutput(const std::string& outputPath) {
-  static std::atomic<int> counter{0};
-  return strCat(outputPath, ".tmp.", getpid(), ".", counter++);
-}
-
 }  // namespace
 
 void linkSharedLibrary(const std::vector<std::string>& objectPaths, const std::string& triple,
                        const std::string& outputPath, const std::string& logPath) {
-  std::string tmp = temporaryOutput(outputPath);
-  std::vector<std::string> command = linkCommand(triple, objectPaths, tmp);
+  // The linker writes beside the output (a rename across file systems would fail) under a name
+  // no other compile uses; a failure or a signal removes it.
+  TempPath tmp = TempPath::besideFile(outputPath);
+  std::vector<std::string> command = linkCommand(triple, objectPaths, tmp.path());
   if (command.empty()) {
     throw Error(
         strCat("no linker for target triple '", triple, "': ",
@@ -67,18 +63,16 @@ void linkSharedLibrary(const std::vector<std::string>& objectPaths, const std::s
                      "aarch64-linux-gnu-gcc (Debian package 'gcc-aarch64-linux-gnu') in PATH"));
   }
   ProcessResult result = runProcess(command, logPath);
-  std::error_code ignored;
   if (result.exitCode != 0) {
-    std::filesystem::remove(tmp, ignored);
     throw Error(strCat("linking shared library '", outputPath, "' with ", command[0],
                        " failed (exit code ", result.exitCode, "): ", result.output));
   }
+  runtime::sealArtifactFile(tmp.path());
   std::error_code ec;
-  std::filesystem::rename(tmp, outputPath, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ignored);
+  std::filesystem::rename(tmp.path(), outputPath, ec);
+  if (ec)
     throw Error(strCat("cannot move the linked library to '", outputPath, "': ", ec.message()));
-  }
+  tmp.keep();
 }
 
 }  // namespace kiln::codegen

@@ -17,11 +17,16 @@ struct DeclaredDim {
   std::string str() const { return value ? std::to_string(*value) : param.empty() ? "?" : param; }
 };
 
-std::vector<DeclaredDim> declaredDims(const ::onnx::TensorShapeProto& shape) {
+std::vector<DeclaredDim> declaredDims(const std::string& name,
+                                      const ::onnx::TensorShapeProto& shape) {
   std::vector<DeclaredDim> dims;
   for (const auto& d : shape.dim()) {
     DeclaredDim dim;
-    if (d.has_dim_value() && d.dim_value() >= 0) dim.value = d.dim_value();
+    if (d.has_dim_value() && d.dim_value() < 0) {
+      throw Error(strCat("input '", name, "' declares dim ", dims.size(), " as ", d.dim_value(),
+                         "; ONNX dims are sizes >= 0 or symbolic names"));
+    }
+    if (d.has_dim_value()) dim.value = d.dim_value();
     if (d.has_dim_param()) dim.param = d.dim_param();
     dims.push_back(dim);
   }
@@ -95,7 +100,7 @@ ir::TensorType resolveInputType(const ::onnx::ValueInfoProto& input, const Impor
   ir::TensorType type;
   type.dtype = dataTypeFromOnnx(tensorType.elem_type(), strCat("input '", name, "'"));
   std::optional<std::vector<DeclaredDim>> declared;
-  if (tensorType.has_shape()) declared = declaredDims(tensorType.shape());
+  if (tensorType.has_shape()) declared = declaredDims(name, tensorType.shape());
   if (auto it = opts.inputShapes.find(name); it != opts.inputShapes.end()) {
     type.shape = checkGivenShape(name, it->second, declared);
     return type;

@@ -1,6 +1,8 @@
 // A truncated file can still parse as a ModelProto, so the importer validates structure first.
 #include "model_check.h"
 
+#include <onnx/defs/schema.h>
+
 #include <set>
 
 #include "kiln/support/error.h"
@@ -29,6 +31,13 @@ void checkOpsets(const ::onnx::ModelProto& model, const std::string& source) {
       hasDefault = true;
       if (opset.version() < 1) {
         invalid(source, strCat("default-domain opset version ", opset.version(), " is not >= 1"));
+      }
+      // A newer opset may have changed what an operator means; guessing would give wrong results.
+      int64_t newest = newestKnownOpset();
+      if (opset.version() > newest) {
+        throw Error(strCat("'", source, "' uses opset ", opset.version(),
+                           " of the default ONNX domain; this kiln knows opsets 1 to ", newest,
+                           ". Export the model with opset ", newest, " or lower"));
       }
     }
   }
@@ -66,14 +75,26 @@ void checkValues(const ::onnx::GraphProto& graph, const std::string& source) {
     }
   }
   if (graph.output_size() == 0) invalid(source, "its graph has no outputs");
+  std::set<std::string> outputs;
   for (const auto& output : graph.output()) {
     if (defined.count(output.name()) == 0) {
       invalid(source, strCat("graph output '", output.name(), "' is not defined by any node"));
+    }
+    // Outputs are found by name (npz members, get_output_index): two with one name are ambiguous.
+    if (!outputs.insert(output.name()).second) {
+      invalid(source, strCat("graph output '", output.name(), "' is listed twice"));
     }
   }
 }
 
 }  // namespace
+
+int64_t newestKnownOpset() {
+  const auto& ranges = ::onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  auto it = ranges.find(::onnx::ONNX_DOMAIN);
+  KILN_CHECK(it != ranges.end(), "the ONNX library has no default domain");
+  return it->second.second;
+}
 
 bool isDefaultDomain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 

@@ -8,6 +8,9 @@
 
 namespace kiln::frontend::onnx {
 
+// The newest default-domain opset of the ONNX library kiln is built with; newer models are refused.
+int64_t newestKnownOpset();
+
 // True for the names of the default ONNX operator domain ("" and "ai.onnx").
 bool isDefaultDomain(const std::string& domain);
 

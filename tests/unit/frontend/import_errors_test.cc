@@ -140,6 +140,33 @@ TEST(ImportErrors, UndefinedGraphOutput) {
   EXPECT_NE(msg.find("graph output 'ghost'"), std::string::npos) << msg;
 }
 
+TEST(ImportErrors, DuplicateGraphOutputNamesAreRejected) {
+  OnnxModelBuilder b = convModel();
+  b.output("y");  // listed a second time
+  std::string msg = importError(b.bytes());
+  EXPECT_NE(msg.find("graph output 'y' is listed twice"), std::string::npos) << msg;
+}
+
+TEST(ImportErrors, OpsetNewerThanKilnKnowsIsRejected) {
+  OnnxModelBuilder b(99);
+  b.input("x", {int64_t{2}, int64_t{4}});
+  b.node("Relu", {"x"}, {"y"}, "relu");
+  b.output("y");
+  std::string msg = importError(b.bytes());
+  EXPECT_NE(msg.find("uses opset 99 of the default ONNX domain"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("knows opsets 1 to "), std::string::npos) << msg;
+}
+
+TEST(ImportErrors, NegativeDeclaredDimIsNamedAsSuch) {
+  OnnxModelBuilder b;
+  b.input("x", {int64_t{2}, int64_t{-3}});
+  b.node("Relu", {"x"}, {"y"});
+  b.output("y");
+  std::string msg = importError(b.bytes());
+  EXPECT_NE(msg.find("input 'x' declares dim 1 as -3"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("unknown"), std::string::npos) << msg;
+}
+
 TEST(ImportErrors, UnsupportedDomain) {
   OnnxModelBuilder b = convModel();
   auto* op = b.model().add_opset_import();

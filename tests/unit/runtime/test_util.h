@@ -9,6 +9,7 @@
 #include <functional>
 #include <string>
 
+#include "kiln/runtime/artifact_file.h"
 #include "kiln/support/error.h"
 #include "kiln/support/file.h"
 
@@ -44,15 +45,18 @@ class ScratchDir {
   std::filesystem::path path_;
 };
 
-// Compiles C SOURCE into the shared library OUT with the system C compiler; returns the error
-// output on failure, empty on success.
+// Compiles C SOURCE into the shared library OUT with the system C compiler and seals it with the
+// checksum trailer, as kiln compile does; returns the error output on failure, empty on success.
 inline std::string compileSharedLibrary(const std::string& source, const std::string& out) {
   std::string src = out + ".c";
   std::string log = out + ".log";
   writeFileAtomic(src, source);
   std::string cmd = "cc -shared -fPIC -O1 -I\"" KILN_SOURCE_DIR "/include\" -o \"" + out + "\" \"" +
                     src + "\" > \"" + log + "\" 2>&1";
-  if (std::system(cmd.c_str()) == 0) return "";
+  if (std::system(cmd.c_str()) == 0) {
+    sealArtifactFile(out);
+    return "";
+  }
   return "compile failed: " + cmd + "\n" + readTextFile(log);
 }
 

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "kiln/support/error.h"
 #include "test_util.h"
 
 namespace kiln::runtime {
@@ -209,12 +210,33 @@ TEST_F(ThreadPoolTest, SizeComesFromKilnNumThreads) {
   EXPECT_EQ(seen.size(), 3u);
 
   unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  for (const char* bad : {"0", "-2", "abc", "4x", ""}) {
+  // A value that is not a thread count is an error naming the variable, never silently ignored.
+  for (const char* bad : {"0", "-2", "abc", "4x", "", "1025", "99999999999999999999"}) {
     ::setenv("KILN_NUM_THREADS", bad, 1);
-    EXPECT_EQ(ThreadPool::defaultNumThreads(), static_cast<int>(hw)) << bad;
+    try {
+      ThreadPool::defaultNumThreads();
+      ADD_FAILURE() << "KILN_NUM_THREADS='" << bad << "' was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("KILN_NUM_THREADS is '"), std::string::npos) << e.what();
+    }
   }
+  ::setenv("KILN_NUM_THREADS", "1024", 1);
+  EXPECT_EQ(ThreadPool::defaultNumThreads(), 1024);
   ::unsetenv("KILN_NUM_THREADS");
   EXPECT_EQ(ThreadPool::defaultNumThreads(), static_cast<int>(hw));
+}
+
+TEST_F(ThreadPoolTest, AbsurdSizesAreRefusedAndThePoolKeepsWorking) {
+  for (int bad : {0, -1, ThreadPool::kMaxThreads + 1, 2147483647}) {
+    EXPECT_THROW(pool().setNumThreads(bad), Error) << bad;
+  }
+  pool().setNumThreads(2);
+  std::atomic<int64_t> sum{0};
+  pool().parallelFor(100, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) sum += i;
+    return 0;
+  });
+  EXPECT_EQ(sum.load(), 4950);
 }
 
 TEST_F(ThreadPoolTest, WorksInAForkedChild) {

@@ -2,12 +2,18 @@
 #include "kiln/support/file.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <csignal>
 #include <filesystem>
 #include <functional>
+#include <thread>
 
 #include "kiln/support/error.h"
+#include "kiln/support/temp_path.h"
 
 namespace kiln {
 namespace {
@@ -73,7 +79,10 @@ TEST_F(FileTest, ReadingADirectoryIsAnError) {
 TEST_F(FileTest, WriteIntoMissingDirectoryFailsAndLeavesNothing) {
   std::string target = path("no/such/dir/out.txt");
   std::string msg = errorOf([&] { writeFileAtomic(target, std::string("x")); });
-  EXPECT_NE(msg.find("no/such/dir/out.txt.tmp"), std::string::npos) << msg;
+  // The message names the missing folder, not a temporary file.
+  EXPECT_NE(msg.find("the folder '" + path("no/such/dir") + "' does not exist"), std::string::npos)
+      << msg;
+  EXPECT_EQ(msg.find(".tmp"), std::string::npos) << msg;
   EXPECT_FALSE(fileExists(target));
 }
 
@@ -81,9 +90,114 @@ TEST_F(FileTest, FailedRenameKeepsTheOldTarget) {
   // Renaming a file over a non-empty directory fails; the directory must survive untouched.
   makeDirectories(path("d/inner"));
   std::string msg = errorOf([&] { writeFileAtomic(path("d"), std::string("x")); });
-  EXPECT_NE(msg.find("rename"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("Is a directory"), std::string::npos) << msg;
   EXPECT_TRUE(isDirectory(path("d/inner")));
-  EXPECT_FALSE(fileExists(path("d.tmp")));
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir_), {}), 1);
+}
+
+// Writers of one path never share a temporary file: every write lands whole, and nothing is
+// left beside the target.
+TEST_F(FileTest, ConcurrentWritersOfOnePathNeverMixOrFail) {
+  constexpr int kThreads = 6, kWrites = 40;
+  std::vector<std::string> contents;
+  for (int t = 0; t < kThreads; ++t)
+    contents.push_back(std::string(20000 + t * 977, char('a' + t)));
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kWrites; ++i) {
+        try {
+          writeFileAtomic(path("shared.out"), contents[t]);
+          std::string now = readTextFile(path("shared.out"));
+          if (std::find(contents.begin(), contents.end(), now) == contents.end()) ++failures;
+        } catch (const Error&) {
+          ++failures;
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir_), {}), 1);
+}
+
+// The pid of a process that has exited and been reaped.
+pid_t deadPid() {
+  pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return child;
+}
+
+TEST_F(FileTest, LeftoversOfKilledProcessesAreRemoved) {
+  pid_t dead = deadPid();
+  std::string stale = path("out.bin.tmp." + std::to_string(dead) + ".7");
+  std::string live = path("out.bin.tmp." + std::to_string(::getppid()) + ".7");
+  writeFileAtomic(stale, std::string("half a file"));
+  writeFileAtomic(live, std::string("another process is writing this"));
+  writeFileAtomic(path("out.bin"), std::string("new"));
+  EXPECT_FALSE(fileExists(stale));
+  EXPECT_TRUE(fileExists(live));
+  EXPECT_EQ(readTextFile(path("out.bin")), "new");
+
+  std::filesystem::path tmp = std::filesystem::temp_directory_path();
+  std::string staleDir = (tmp / ("kiln-filetest-" + std::to_string(dead) + "-abc")).string();
+  makeDirectories(staleDir + "/x");
+  {
+    TempPath fresh = TempPath::folder("kiln-filetest");
+    EXPECT_TRUE(isDirectory(fresh.path()));
+    EXPECT_FALSE(fileExists(staleDir));
+  }
+}
+
+TEST_F(FileTest, TempPathsGoAwayUnlessKept) {
+  std::string kept, dropped;
+  {
+    TempPath a = TempPath::folder("kiln-filetest");
+    writeFileAtomic(a.path() + "/obj.o", std::string("x"));
+    dropped = a.path();
+    TempPath b = TempPath::besideFile(path("keep.me"));
+    writeFileAtomic(b.path(), std::string("y"));
+    kept = b.path();
+    b.keep();
+  }
+  EXPECT_FALSE(fileExists(dropped));
+  EXPECT_TRUE(fileExists(kept));
+}
+
+// A process killed by SIGTERM or SIGINT in the middle of its work removes its temporary files
+// and folders, and still dies of the signal.
+TEST_F(FileTest, SignalsRemoveTemporaryPaths) {
+  for (int sig : {SIGTERM, SIGINT}) {
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    pid_t child = ::fork();
+    if (child == 0) {
+      removeTempPathsOnSignals();
+      TempPath folder = TempPath::folder("kiln-filetest");
+      writeFileAtomic(folder.path() + "/kernels.o", std::string(100000, 'k'));
+      TempPath beside = TempPath::besideFile(path("model.so"));
+      writeFileAtomic(beside.path(), std::string("partial"));
+      std::string paths = folder.path() + "\n" + beside.path() + "\n";
+      if (::write(fds[1], paths.data(), paths.size()) < 0) ::_exit(3);
+      ::raise(sig);
+      ::_exit(4);  // not reached: the signal kills the process
+    }
+    ::close(fds[1]);
+    std::string paths;
+    char buf[512];
+    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) paths.append(buf, size_t(n));
+    ::close(fds[0]);
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << status;
+    size_t nl = paths.find('\n');
+    ASSERT_NE(nl, std::string::npos) << paths;
+    EXPECT_FALSE(fileExists(paths.substr(0, nl))) << paths;
+    EXPECT_FALSE(fileExists(paths.substr(nl + 1, paths.size() - nl - 2))) << paths;
+  }
 }
 
 TEST_F(FileTest, MakeDirectoriesCreatesParentsAndRejectsFiles) {

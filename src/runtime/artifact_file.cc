@@ -1,0 +1,187 @@
+// Verifies an artifact's file before dlopen and seals it after linking. The trailer sits after
+// everything the ELF headers describe, where the dynamic loader never looks:
+//
+//   per loaded section:  u32 section index, u32 0, u64 offset, u64 size, u64 XXH64 of its bytes
+//   u32 section count, u32 trailer version (1)
+//   u64 bytes covered (everything before the trailer), u64 XXH64 of them
+//   "KILNSUM1"
+//
+// All integers little-endian. `xxhsum -H64` over the first `covered` bytes gives the file hash.
+#include "kiln/runtime/artifact_file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <iomanip>
+#include <sstream>
+
+#include "byte_stream.h"
+#include "elf_layout.h"
+#include "kiln/support/error.h"
+#include "kiln/support/hash64.h"
+
+namespace kiln::runtime {
+namespace {
+
+constexpr char kTrailerMagic[8] = {'K', 'I', 'L', 'N', 'S', 'U', 'M', '1'};
+constexpr uint32_t kTrailerVersion = 1;
+constexpr uint64_t kTailBytes = 4 + 4 + 8 + 8 + sizeof(kTrailerMagic);
+constexpr uint64_t kEntryBytes = 4 + 4 + 8 + 8 + 8;
+
+std::string hex(uint64_t v) {
+  std::ostringstream os;
+  os << std::hex << std::setw(16) << std::setfill('0') << v;
+  return os.str();
+}
+
+// A read-only view of a whole file, never touched by the dynamic loader.
+class MappedFile {
+ public:
+  explicit MappedFile(const std::string& path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw Error(strCat("cannot read '", path, "': ", std::strerror(errno)));
+    struct stat st;
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      ::close(fd);
+      throw Error(strCat("cannot read '", path, "': not a regular file"));
+    }
+    size_ = static_cast<uint64_t>(st.st_size);
+    if (size_ != 0) data_ = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    int err = errno;
+    ::close(fd);
+    if (data_ == MAP_FAILED) {
+      data_ = nullptr;
+      throw Error(strCat("cannot read '", path, "': ", std::strerror(err)));
+    }
+  }
+  ~MappedFile() {
+    if (data_) ::munmap(data_, size_);
+  }
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  const unsigned char* data() const { return static_cast<const unsigned char*>(data_); }
+  uint64_t size() const { return size_; }
+
+ private:
+  void* data_ = nullptr;
+  uint64_t size_ = 0;
+};
+
+struct SectionSum {
+  uint32_t index = 0;
+  uint64_t offset = 0, size = 0, hash = 0;
+};
+
+// The sections whose bytes the trailer covers, in the layout's order.
+std::vector<SectionSum> sectionSums(const unsigned char* data, const ElfLayout& layout) {
+  std::vector<SectionSum> sums;
+  for (const ElfRegion& s : layout.sections) {
+    if (s.loaded) sums.push_back({s.index, s.offset, s.size, hash64(data + s.offset, s.size)});
+  }
+  return sums;
+}
+
+std::string sectionName(const ElfLayout& layout, uint32_t index) {
+  for (const ElfRegion& s : layout.sections) {
+    if (s.index == index) {
+      if (s.name == "kiln_artifact") return "'kiln_artifact' (metadata and weights)";
+      if (s.name == ".text") return "'.text' (the kernels' code)";
+      return strCat("'", s.name, "'");
+    }
+  }
+  return strCat("section ", index);
+}
+
+void checkSums(const unsigned char* data, uint64_t size, const std::string& origin) {
+  auto missing = [&](const std::string& why) {
+    throw Error(strCat("artifact '", origin, "' has no valid kiln checksum (", why,
+                       "): it was changed after kiln compile wrote it (strip, patchelf, a partial "
+                       "copy) or was not written by kiln; compile it again, or skip the check "
+                       "with --no-verify"));
+  };
+  if (size < kTailBytes || std::memcmp(data + size - 8, kTrailerMagic, 8) != 0) {
+    missing("the file does not end with \"KILNSUM1\"");
+  }
+  ByteReader tail(data + size - kTailBytes, kTailBytes, strCat("artifact '", origin, "'"));
+  uint32_t count = tail.u32("section count");
+  uint32_t version = tail.u32("trailer version");
+  uint64_t covered = tail.u64("covered bytes");
+  uint64_t expected = tail.u64("file checksum");
+  if (version != kTrailerVersion) {
+    missing(strCat("checksum trailer version ", version, ", this runtime reads ", kTrailerVersion));
+  }
+  if (count > size / kEntryBytes || covered > size ||
+      covered + kTailBytes + count * kEntryBytes != size) {
+    missing(strCat("the trailer describes ", covered, " bytes and ", count,
+                   " sections, which does not add up to the file's ", size, " bytes"));
+  }
+  uint64_t actual = hash64(data, covered);
+  if (actual == expected) return;
+  ElfLayout layout = readElfLayout(data, covered, origin);
+  ByteReader entries(data + covered, count * kEntryBytes, strCat("artifact '", origin, "'"));
+  std::string changed;
+  for (uint32_t i = 0; i < count; ++i) {
+    SectionSum s;
+    s.index = entries.u32("section index");
+    entries.u32("reserved");
+    s.offset = entries.u64("offset");
+    s.size = entries.u64("size");
+    s.hash = entries.u64("hash");
+    bool inside = s.offset <= covered && s.size <= covered - s.offset;
+    if (!inside || hash64(data + s.offset, s.size) != s.hash) {
+      changed += (changed.empty() ? "" : ", ") + sectionName(layout, s.index);
+    }
+  }
+  throw Error(strCat("artifact '", origin, "' is corrupt: its bytes hash to ", hex(actual),
+                     " but kiln compile recorded ", hex(expected),
+                     "; changed: ", changed.empty() ? "the ELF headers or unloaded parts" : changed,
+                     ". Copy or compile it again"));
+}
+
+}  // namespace
+
+void verifyArtifactBytes(const void* data, size_t size, const std::string& origin, bool checksum) {
+  const auto* bytes = static_cast<const unsigned char*>(data);
+  readElfLayout(bytes, size, origin);
+  if (checksum) checkSums(bytes, size, origin);
+}
+
+void verifyArtifactFile(const std::string& path, bool checksum) {
+  MappedFile file(path);
+  verifyArtifactBytes(file.data(), file.size(), path, checksum);
+}
+
+void sealArtifactFile(const std::string& path) {
+  std::string trailer;
+  {
+    MappedFile file(path);
+    ElfLayout layout = readElfLayout(file.data(), file.size(), path);
+    std::vector<SectionSum> sums = sectionSums(file.data(), layout);
+    ByteWriter out;
+    for (const SectionSum& s : sums) {
+      out.u32(s.index);
+      out.u32(0);
+      out.u64(s.offset);
+      out.u64(s.size);
+      out.u64(s.hash);
+    }
+    out.u32(static_cast<uint32_t>(sums.size()));
+    out.u32(kTrailerVersion);
+    out.u64(file.size());
+    out.u64(hash64(file.data(), file.size()));
+    out.raw(kTrailerMagic, sizeof kTrailerMagic);
+    trailer = out.take();
+  }
+  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  bool ok = fd >= 0 && ::write(fd, trailer.data(), trailer.size()) == ssize_t(trailer.size()) &&
+            ::fsync(fd) == 0;
+  int err = errno;
+  if (fd >= 0) ::close(fd);
+  if (!ok) throw Error(strCat("cannot write the checksum of '", path, "': ", std::strerror(err)));
+}
+
+}  // namespace kiln::runtime

@@ -1,0 +1,24 @@
+// The exit statuses of `kiln`, one per kind of failure, so scripts can tell a typo in a command
+// from a model kiln cannot compile, a run that failed, and a bug in kiln (docs/cli.md lists them).
+#pragma once
+
+#include "kiln/support/error.h"
+
+namespace kiln::cli {
+
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitUsage = 2,     // the command line is wrong: unknown option, bad value, clashing paths
+  kExitCompile = 3,   // kiln compile could not compile the model
+  kExitRuntime = 4,   // run/inspect: the artifact, the inputs or the model's data are wrong
+  kExitInternal = 5,  // a bug in kiln
+};
+
+// A mistake in the command line found after parsing (paths that clash, a name the model does not
+// have): reported like a parse error, with the usage status.
+class UsageError : public Error {
+ public:
+  using Error::Error;
+};
+
+}  // namespace kiln::cli
