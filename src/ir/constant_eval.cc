@@ -2,7 +2,10 @@
 // types on a scratch copy (so callers need not have typed it) and dispatches to the evaluators.
 #include "kiln/ir/constant_eval.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <map>
+#include <set>
 
 #include "element_access.h"
 #include "eval/evaluators.h"
@@ -53,6 +56,29 @@ const std::map<std::string, eval::Evaluator>& evaluators() {
   return kTable;
 }
 
+// Bytes of T, saturating: inferred shapes may multiply past 64 bits.
+uint64_t bytesOf(const TensorType& t) {
+  uint64_t n = t.dtype.bytes();
+  for (int64_t d : t.shape) {
+    if (d <= 0) return 0;
+    if (__builtin_mul_overflow(n, static_cast<uint64_t>(d), &n)) return UINT64_MAX;
+  }
+  return n;
+}
+
+// Whether an output of TYPES outgrows both kMaxGrownFoldBytes and NODE's distinct constant inputs:
+// ConstantOfShape, Expand, Range or Gather can turn a few bytes of model into gigabytes.
+bool tooLargeToFold(const Node& node, const std::vector<TensorType>& types) {
+  uint64_t inputs = 0;
+  std::set<const Value*> seen;
+  for (const Value* in : node.inputs) {
+    if (in && in->isConstant() && seen.insert(in).second) inputs += in->constant->nbytes();
+  }
+  uint64_t limit = std::max<uint64_t>(kMaxGrownFoldBytes, inputs);
+  return std::any_of(types.begin(), types.end(),
+                     [&](const TensorType& t) { return bytesOf(t) > limit; });
+}
+
 }  // namespace
 
 bool isConstantEvaluable(const std::string& op) { return evaluators().count(op) != 0; }
@@ -70,6 +96,7 @@ std::optional<std::vector<NDArray>> evaluateConstant(const Node& node) {
   for (const TensorType& t : types) {
     if (!isScalarElementType(t.dtype)) return std::nullopt;
   }
+  if (tooLargeToFold(node, types)) return std::nullopt;
   eval::Outputs result = it->second(node, types);
   if (!result) return std::nullopt;
   // Dropout-like optional outputs do not exist here: every evaluated op has one output.

@@ -137,6 +137,20 @@ TEST_F(ConstantEvalTest, ExpandAndTranspose) {
   }
 }
 
+// A few bytes of model asked ConstantOfShape, Expand and Range for terabytes (seeds written for
+// onnx_import_fuzzer); such outputs are left to run time instead of being folded.
+TEST_F(ConstantEvalTest, OutputsOutgrowingTheirInputsPastTheLimitAreNotFolded) {
+  auto scalar = [&](int64_t v) { return c(int64Array({}, {v})); };
+  EXPECT_FALSE(evaluateConstant(*t.add("ConstantOfShape", {ints({1000000, 1000000})})));
+  EXPECT_FALSE(
+      evaluateConstant(*t.add("Expand", {c(floatArray({1}, {1.0f})), ints({1000000, 1000000})})));
+  EXPECT_FALSE(evaluateConstant(*t.add("Range", {scalar(0), scalar(10000000000000), scalar(1)})));
+  // One element past the limit is left alone; the limit itself folds.
+  int64_t limit = static_cast<int64_t>(kMaxGrownFoldBytes / 4);
+  EXPECT_FALSE(evaluateConstant(*t.add("ConstantOfShape", {ints({limit + 1})})));
+  EXPECT_EQ(eval("ConstantOfShape", {ints({limit})}).numel(), limit);
+}
+
 TEST_F(ConstantEvalTest, ConstantOfShapeAndRange) {
   NDArray r = eval("ConstantOfShape", {ints({2, 3})});
   EXPECT_EQ(r.dtype(), DataType::float32());
