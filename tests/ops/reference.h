@@ -12,6 +12,10 @@ namespace kiln::optest {
 
 using Dims = std::vector<int64_t>;
 
+// Max and min as ONNX, numpy and PyTorch define them for floats: a NaN operand gives NaN.
+inline double nanMax(double a, double b) { return a != a || b != b ? a + b : (a < b ? b : a); }
+inline double nanMin(double a, double b) { return a != a || b != b ? a + b : (b < a ? b : a); }
+
 // --- elementwise (reference_elementwise.cc) ---
 HostTensor refUnary(const HostTensor& x, const std::function<double(double)>& f,
                     DataType outType = DataType::float32());

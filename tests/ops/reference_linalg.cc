@@ -76,7 +76,7 @@ HostTensor refSoftmax(const HostTensor& x, int64_t axis) {
     for (int64_t i = 0; i < inner; ++i) {
       auto at = [&](int64_t j) { return (o * k + j) * inner + i; };
       double mx = -std::numeric_limits<double>::infinity(), sum = 0;
-      for (int64_t j = 0; j < k; ++j) mx = std::max(mx, x.at(at(j)));
+      for (int64_t j = 0; j < k; ++j) mx = nanMax(mx, x.at(at(j)));
       for (int64_t j = 0; j < k; ++j) sum += std::exp(x.at(at(j)) - mx);
       for (int64_t j = 0; j < k; ++j) y.at(at(j)) = std::exp(x.at(at(j)) - mx) / sum;
     }
@@ -110,7 +110,7 @@ HostTensor refReduce(const HostTensor& x, const Dims& axes, bool keepDims, Reduc
       if (reduced[d]) idx[d] = 0;
     }
     int64_t o = ravel(idx, kept);
-    y.at(o) = kind == ReduceKind::kMax ? std::max(y.at(o), x.at(i)) : y.at(o) + x.at(i);
+    y.at(o) = kind == ReduceKind::kMax ? nanMax(y.at(o), x.at(i)) : y.at(o) + x.at(i);
     ++count[static_cast<size_t>(o)];
   }
   if (kind == ReduceKind::kMean) {

@@ -43,16 +43,16 @@ HostTensor refReduceOp(const HostTensor& x, const std::string& op, const Dims& a
     double r = 0;
     if (op == "ReduceMin") {
       r = std::numeric_limits<double>::infinity();
-      for (double e : v) r = std::min(r, e);
+      for (double e : v) r = nanMin(r, e);
     } else if (op == "ReduceMax") {
       r = -std::numeric_limits<double>::infinity();
-      for (double e : v) r = std::max(r, e);
+      for (double e : v) r = nanMax(r, e);
     } else if (op == "ReduceProd") {
       r = 1;
       for (double e : v) r *= e;
     } else if (op == "ReduceLogSumExp") {
       double m = -std::numeric_limits<double>::infinity();
-      for (double e : v) m = std::max(m, e);
+      for (double e : v) m = nanMax(m, e);
       for (double e : v) r += std::exp(e - m);
       r = m + std::log(r);
     } else {
@@ -85,7 +85,10 @@ HostTensor refArgReduce(const HostTensor& x, bool isMax, int64_t axis, bool keep
       double v = x.at(ravel(idx, x.shape));
       idx[a] = best;
       double b = x.at(ravel(idx, x.shape));
-      bool better = isMax ? (v > b || (selectLast && v == b)) : (v < b || (selectLast && v == b));
+      // NaN is the extreme either way, as in numpy: the first (or last) NaN wins.
+      bool better = v != v ? (b == b || selectLast)
+                           : b == b && (isMax ? (v > b || (selectLast && v == b))
+                                              : (v < b || (selectLast && v == b)));
       if (better) best = k;
     }
     y.at(o) = static_cast<double>(best);

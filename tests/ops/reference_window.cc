@@ -111,7 +111,7 @@ HostTensor refPool(const HostTensor& x, const WindowParams& p, PoolKind kind,
       if (!valid) continue;
       ++inside;
       double v = x.at(xi);
-      acc = kind == PoolKind::kMax ? std::max(acc, v) : acc + v;
+      acc = kind == PoolKind::kMax ? nanMax(acc, v) : acc + v;
     }
     if (kind == PoolKind::kAverage) acc /= static_cast<double>(countIncludePad ? padded : inside);
     y.at(i) = acc;
@@ -128,7 +128,7 @@ HostTensor refGlobalPool(const HostTensor& x, PoolKind kind) {
     double acc = kind == PoolKind::kMax ? -std::numeric_limits<double>::infinity() : 0.0;
     for (int64_t k = 0; k < size; ++k) {
       double v = x.at(pl * size + k);
-      acc = kind == PoolKind::kMax ? std::max(acc, v) : acc + v;
+      acc = kind == PoolKind::kMax ? nanMax(acc, v) : acc + v;
     }
     y.at(pl) = kind == PoolKind::kAverage ? acc / static_cast<double>(size) : acc;
   }

@@ -46,10 +46,10 @@ double binaryLane(BinaryOp op, DataType t, double a, double b) {
         return a * b;
       case BinaryOp::kDiv:
         return a / b;
-      case BinaryOp::kMin:
-        return std::fmin(a, b);
+      case BinaryOp::kMin:  // NaN-propagating, as the code generator emits
+        return std::isnan(a) || std::isnan(b) ? a + b : std::fmin(a, b);
       case BinaryOp::kMax:
-        return std::fmax(a, b);
+        return std::isnan(a) || std::isnan(b) ? a + b : std::fmax(a, b);
       case BinaryOp::kMod:
         return std::fmod(a, b);
       default:
@@ -204,6 +204,7 @@ class Interp : public Visitor {
       double r = v[0];
       for (size_t i = 1; i < v.size(); ++i) {
         r = e.intrinsic == Intrinsic::kReduceAdd   ? r + v[i]
+            : std::isnan(r) || std::isnan(v[i])    ? r + v[i]
             : e.intrinsic == Intrinsic::kReduceMax ? std::fmax(r, v[i])
                                                    : std::fmin(r, v[i]);
       }

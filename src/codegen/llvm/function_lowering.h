@@ -63,6 +63,7 @@ class FunctionLowering {
   // lower_expr.cc
   llvm::Value* lowerImmediate(const tir::ExprNode& e);
   llvm::Value* lowerBinary(const tir::ExprNode& e);
+  llvm::Value* floatMinMax(bool isMax, llvm::Value* a, llvm::Value* b);
   llvm::Value* lowerCompare(const tir::ExprNode& e);
   llvm::Value* lowerSelect(const tir::ExprNode& e);
   llvm::Value* lowerLoad(const tir::ExprNode& e);

@@ -2,6 +2,7 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/Module.h>
+#include <llvm/IR/PatternMatch.h>
 
 #include <algorithm>
 
@@ -55,6 +56,28 @@ llvm::Value* FunctionLowering::lowerImmediate(const tir::ExprNode& e) {
   return llvm::ConstantInt::get(type, static_cast<uint64_t>(v), /*IsSigned=*/!e.dtype.isUInt());
 }
 
+namespace {
+
+// A constant (scalar or splat) that is not NaN.
+bool isNumberConstant(llvm::Value* v) {
+  const llvm::APFloat* f = nullptr;
+  return llvm::PatternMatch::match(v, llvm::PatternMatch::m_APFloat(f)) && !f->isNaN();
+}
+
+}  // namespace
+
+// Float max and min propagate NaN, as ONNX, numpy and PyTorch do (maxnum would turn Relu(NaN)
+// into 0). Against a number constant (Relu, Clip) a compare and select is exact and is the one
+// instruction x86's max/min is: C > x ? C : x yields x when x is NaN. Otherwise llvm.maximum.
+llvm::Value* FunctionLowering::floatMinMax(bool isMax, llvm::Value* a, llvm::Value* b) {
+  if (isNumberConstant(a)) std::swap(a, b);
+  if (isNumberConstant(b)) {
+    llvm::Value* keepConstant = isMax ? b_.CreateFCmpOGT(b, a) : b_.CreateFCmpOLT(b, a);
+    return b_.CreateSelect(keepConstant, b, a);
+  }
+  return isMax ? b_.CreateMaximum(a, b) : b_.CreateMinimum(a, b);
+}
+
 llvm::Value* FunctionLowering::lowerBinary(const tir::ExprNode& e) {
   DataType t = e.dtype;
   llvm::Value* a = lowerExpr(e.a);
@@ -78,9 +101,9 @@ llvm::Value* FunctionLowering::lowerBinary(const tir::ExprNode& e) {
         return b_.CreateFSub(a, b_.CreateFMul(q, b));
       }
       case BinaryOp::kMin:
-        return b_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, a, b);
+        return floatMinMax(/*isMax=*/false, a, b);
       case BinaryOp::kMax:
-        return b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, a, b);
+        return floatMinMax(/*isMax=*/true, a, b);
       case BinaryOp::kAnd:
       case BinaryOp::kOr:
         break;

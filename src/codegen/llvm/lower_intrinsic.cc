@@ -79,7 +79,7 @@ llvm::Value* FunctionLowering::lowerCall(const tir::ExprNode& e) {
 }
 
 // Folds the lanes of V (of type T): a tree of adds for floats (the order is the vector unit's),
-// max/min that skip NaN only when every lane is NaN-free (llvm.vector.reduce.fmax semantics).
+// max/min that propagate NaN (llvm.vector.reduce.fmaximum), like the binary max/min.
 llvm::Value* FunctionLowering::lowerReduce(Intrinsic f, llvm::Value* v, DataType t) {
   if (isFloating(t)) {
     if (f == Intrinsic::kReduceAdd) {
@@ -90,7 +90,7 @@ llvm::Value* FunctionLowering::lowerReduce(Intrinsic f, llvm::Value* v, DataType
       return b_.CreateFAddReduce(llvm::ConstantFP::getNegativeZero(v->getType()->getScalarType()),
                                  v);
     }
-    return f == Intrinsic::kReduceMax ? b_.CreateFPMaxReduce(v) : b_.CreateFPMinReduce(v);
+    return f == Intrinsic::kReduceMax ? b_.CreateFPMaximumReduce(v) : b_.CreateFPMinimumReduce(v);
   }
   bool isSigned = t.isInt();
   switch (f) {

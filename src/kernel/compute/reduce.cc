@@ -255,6 +255,11 @@ Stmt emitArg(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn) {
           CompareOp cmp = isMax ? (lastIndex ? CompareOp::kGE : CompareOp::kGT)
                                 : (lastIndex ? CompareOp::kLE : CompareOp::kLT);
           Expr better = compare(cmp, x, b) || compare(CompareOp::kEQ, kk, intImm(0));
+          if (vt.isFloat()) {
+            // NaN is the extreme either way, as in numpy: the first (last) NaN wins.
+            Expr xNan = compare(CompareOp::kNE, x, x), bIsNumber = compare(CompareOp::kEQ, b, b);
+            better = lastIndex ? better || xNan : (better || xNan) && bIsNumber;
+          }
           return seq({store(arg, intImm(0), select(better, kk, load(arg, intImm(0)))),
                       store(best, intImm(0), select(better, x, b))});
         });
