@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Fuzzes every parser of outside data for a while, so a crash is found here and not by a user.
+#
+#   scripts/fuzz.sh [SECONDS] [FUZZER...]   SECONDS per fuzzer (default 30), all fuzzers by default
+#
+# Builds the fuzz preset (clang-19, libFuzzer, ASan, UBSan), then runs each fuzzer on a temporary
+# copy of tests/fuzz/corpus/<fuzzer> (the repository's corpus is never modified). A crash, leak,
+# sanitizer report, timeout (>10 s) or allocation over 2 GB is kept in build/fuzz/findings/<fuzzer>
+# and makes the script exit non-zero.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+seconds=${1:-30}
+shift $(($# > 0 ? 1 : 0))
+fuzzers=("$@")
+if [ ${#fuzzers[@]} -eq 0 ]; then
+  fuzzers=(onnx_import artifact npy npz tensor_proto ir_text tir_text)
+fi
+
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz -j "$(nproc)"
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failed=0
+for name in "${fuzzers[@]}"; do
+  binary=build/fuzz/bin/${name}_fuzzer
+  findings=build/fuzz/findings/$name
+  mkdir -p "$findings" "$work/$name"
+  cp -r tests/fuzz/corpus/"$name"/. "$work/$name/"
+  dict=()
+  if [ -f tests/fuzz/$name.dict ]; then dict=(-dict=tests/fuzz/$name.dict); fi
+  log=$work/$name.log
+  status=0
+  "$binary" "$work/$name" "${dict[@]}" -max_total_time="$seconds" -rss_limit_mb=2048 \
+    -timeout=10 -print_final_stats=1 -artifact_prefix="$findings/" >"$log" 2>&1 || status=$?
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+  corpus=$(find "$work/$name" -type f | wc -l)
+  if [ "$status" -eq 0 ]; then
+    echo "$name: ${runs:-?} executions in ${seconds} s, corpus ${corpus} inputs, no findings"
+  else
+    failed=1
+    found=$(sed -n 's/^.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n 1)
+    echo "$name: FOUND A PROBLEM after ${runs:-?} executions (exit $status); input: ${found:-see log}"
+    cp "$log" "$findings/last.log"
+    grep -m 1 -E "ERROR: |runtime error:|terminate called|==[0-9]+==" "$log" || true
+    echo "  full log: $findings/last.log; reproduce: $binary ${found:-<input>}"
+  fi
+done
+exit "$failed"

@@ -1,0 +1,298 @@
+# Regenerates the fuzz seed corpora, so every seed's origin is reproducible rather than opaque.
+#
+# Run with the Python that has numpy and onnx (/usr/bin/python3 on Debian) after a release build:
+#   /usr/bin/python3 tests/fuzz/make_seeds.py [--kiln build/release/bin/kiln]
+# Inputs that once crashed a fuzzer (named regression_*) are kept as they are.
+import argparse
+import io
+import os
+import pathlib
+import re
+import shutil
+import struct
+import subprocess
+import tempfile
+import zipfile
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "tests" / "fuzz" / "corpus"
+NODE = pathlib.Path("/usr/share/libonnx-testdata/data/node")
+MAX_SEED = 64 * 1024
+
+# Node tests whose models kiln imports (and a few it rejects, for the error paths): one per op
+# family, so the importer, type inference and constant folding all start from real models.
+MODELS = [
+    "test_add_bcast", "test_conv_with_strides_padding", "test_convtranspose",
+    "test_maxpool_2d_pads", "test_averagepool_2d_pads", "test_batchnorm_example",
+    "test_gemm_default_matrix_bias", "test_matmul_2d", "test_reshape_reordered_all_dims",
+    "test_expand_dim_changed", "test_constantofshape_int_zeros", "test_slice_neg_steps",
+    "test_gather_0", "test_concat_2d_axis_0", "test_transpose_default", "test_softmax_axis_1",
+    "test_shape", "test_cast_FLOAT_to_DOUBLE", "test_where_example", "test_unsqueeze_axis_0",
+    "test_reduce_sum_keepdims_example", "test_clip", "test_split_equal_parts_1d",
+    "test_constant_pad", "test_tile", "test_constant", "test_layer_normalization_2d_axis0",
+    "test_resize_upsample_scales_nearest", "test_nonmaxsuppression_center_point_box_format",
+]
+# TensorProto files of many element types and ranks.
+TENSORS = [
+    "test_add_bcast", "test_add_uint8", "test_cast_FLOAT_to_DOUBLE", "test_cast_FLOAT_to_FLOAT16",
+    "test_and2d", "test_gather_0", "test_constantofshape_int_zeros", "test_range_int32_type_negative_delta",
+    "test_reshape_reordered_all_dims", "test_where_example", "test_mod_int64_fmod", "test_size",
+    "test_bitshift_right_uint16", "test_cast_FLOAT_to_STRING", "test_equal_bcast",
+]
+# Models compiled with kiln for loop IR and artifact containers.
+COMPILED = ["test_add_bcast", "test_conv_with_strides_padding", "test_maxpool_2d_pads",
+            "test_softmax_axis_1", "test_matmul_2d", "test_gemm_default_matrix_bias",
+            "test_batchnorm_example", "test_transpose_default", "test_concat_2d_axis_0",
+            "test_reduce_mean_default_axes_keepdims_example"]
+
+
+def reset(name):
+    folder = CORPUS / name
+    folder.mkdir(parents=True, exist_ok=True)
+    for f in folder.iterdir():
+        if not f.name.startswith("regression_"):
+            f.unlink()
+    return folder
+
+
+def put(folder, name, data):
+    if isinstance(data, str):
+        data = data.encode()
+    if len(data) > MAX_SEED:
+        print(f"skipping {folder.name}/{name}: {len(data)} bytes")
+        return
+    (folder / name).write_bytes(data)
+
+
+def onnx_seeds():
+    folder = reset("onnx_import")
+    for test in MODELS:
+        put(folder, test + ".onnx", (NODE / test / "model.onnx").read_bytes())
+    put(folder, "conv_with_weights.onnx", weighted_model().SerializeToString())
+    for name, model in edge_models().items():
+        put(folder, f"edge_{name}.onnx", model.SerializeToString())
+
+
+def edge_models():
+    """Constant inputs at the edges of what the importer folds and infers: huge, negative, zero."""
+    def i64(name, v):
+        return numpy_helper.from_array(np.array(v, dtype=np.int64), name)
+
+    def f32(name, v):
+        return numpy_helper.from_array(np.array(v, dtype=np.float32), name)
+
+    def model(nodes, inits, out_type=TensorProto.FLOAT, inputs=()):
+        graph = helper.make_graph(nodes, "edge", list(inputs),
+                                  [helper.make_tensor_value_info("y", out_type, None)], inits)
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+    def unary(op, inits, attrs=None, inputs=(), out_type=TensorProto.FLOAT, names=None):
+        after = "Relu" if out_type == TensorProto.FLOAT else "Neg"
+        node = helper.make_node(op, names or [i.name for i in inputs] + [t.name for t in inits],
+                                ["c"], **(attrs or {}))
+        return model([node, helper.make_node(after, ["c"], ["y"])], inits, out_type, inputs)
+
+    x = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 4, 4])]
+    w = f32("w", np.ones((1, 1, 1, 1)))
+    big, int64 = 2**62, TensorProto.INT64
+    return {
+        "constantofshape_huge": unary("ConstantOfShape", [i64("s", [100000, 100000])]),
+        "expand_huge": unary("Expand", [f32("v", [1.0]), i64("s", [10**6, 10**6])]),
+        "range_huge": unary("Range", [i64("a", 0), i64("b", 10**13), i64("d", 1)],
+                            out_type=int64),
+        "range_zero_delta": unary("Range", [i64("a", 0), i64("b", 9), i64("d", 0)],
+                                  out_type=int64),
+        "div_min_by_minus_one": unary("Div", [i64("a", [-2**63]), i64("b", [-1])],
+                                      out_type=int64),
+        "mod_by_zero": unary("Mod", [i64("a", [5]), i64("b", [0])], out_type=int64),
+        "gather_out_of_range": unary("Gather", [i64("d", [1, 2, 3]), i64("i", [-2**63])],
+                                     out_type=int64),
+        "reshape_two_minus_ones": unary("Reshape", [i64("s", [-1, -1])], inputs=x),
+        "slice_extreme": unary("Slice", [i64("st", [-2**63]), i64("en", [2**63 - 1]),
+                                         i64("ax", [1]), i64("sp", [-2**63])], inputs=x),
+        "unsqueeze_huge_axis": unary("Unsqueeze", [i64("a", [big])], inputs=x),
+        "tile_huge": unary("Tile", [i64("r", [1, 1, big, big])], inputs=x),
+        "conv_zero_stride": unary("Conv", [w], {"strides": [0, 0]}, inputs=x),
+        "conv_huge_pads": unary("Conv", [w], {"pads": [big] * 4}, inputs=x),
+        "maxpool_zero_kernel": unary("MaxPool", [], {"kernel_shape": [0, 0]}, inputs=x),
+        "resize_huge_scales": unary("Resize", [f32("sc", [1, 1, 1e30, 1e30])], inputs=x,
+                                    names=["x", "", "sc"]),
+        "cast_float_to_int": unary("Cast", [f32("a", [1e30, float("nan"), -float("inf")])],
+                                   {"to": int64}, out_type=int64),
+    }
+
+
+def weighted_model():
+    """A model whose weights are initializers, so its artifact carries params."""
+    w = numpy_helper.from_array(np.linspace(-1, 1, 2 * 3 * 3 * 3, dtype=np.float32)
+                                .reshape(2, 3, 3, 3), "w")
+    b = numpy_helper.from_array(np.array([0.5, -0.5], dtype=np.float32), "b")
+    shape = numpy_helper.from_array(np.array([1, -1], dtype=np.int64), "shape")
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c"], ["r"]),
+        helper.make_node("Reshape", ["r", "shape"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "weighted", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 4, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 32])], [w, b, shape])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def tensor_seeds():
+    folder = reset("tensor_proto")
+    for test in TENSORS:
+        for pb in sorted((NODE / test / "test_data_set_0").glob("input_*.pb"))[:2]:
+            put(folder, f"{test}_{pb.name}", pb.read_bytes())
+    typed = helper.make_tensor("typed", TensorProto.FLOAT, [2, 3], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0])
+    put(folder, "float_data.pb", typed.SerializeToString())
+    ints = helper.make_tensor("ints", TensorProto.INT32, [3], [1, -2, 3])
+    put(folder, "int32_data.pb", ints.SerializeToString())
+    external = helper.make_tensor("ext", TensorProto.FLOAT, [2], [0.0, 1.0])
+    external.data_location = TensorProto.EXTERNAL
+    external.ClearField("float_data")
+    entry = external.external_data.add()
+    entry.key, entry.value = "location", "weights.bin"
+    put(folder, "external.pb", external.SerializeToString())
+
+
+def npy_bytes(array, version=None):
+    out = io.BytesIO()
+    if version is None:
+        np.save(out, array, allow_pickle=True)
+    else:
+        np.lib.format.write_array(out, array, version=version, allow_pickle=True)
+    return out.getvalue()
+
+
+def array_set():
+    return {
+        "f32_2x3": np.arange(6, dtype=np.float32).reshape(2, 3),
+        "f64_scalar": np.array(3.25),
+        "f16_4": np.array([0.5, -1, 65504, 1e-3], dtype=np.float16),
+        "i8_3": np.array([-128, 0, 127], dtype=np.int8),
+        "i16_2x2": np.array([[1, -2], [3, -4]], dtype=np.int16),
+        "i32_5": np.arange(5, dtype=np.int32),
+        "i64_1x1x2": np.array([[[1, -1]]], dtype=np.int64),
+        "u8_4": np.array([0, 1, 254, 255], dtype=np.uint8),
+        "u16_2": np.array([1, 65535], dtype=np.uint16),
+        "u32_2": np.array([1, 4294967295], dtype=np.uint32),
+        "u64_1": np.array([2**63], dtype=np.uint64),
+        "bool_3": np.array([True, False, True]),
+        "empty_0x3": np.zeros((0, 3), dtype=np.float32),
+    }
+
+
+def npy_seeds():
+    folder = reset("npy")
+    for name, array in array_set().items():
+        put(folder, name + ".npy", npy_bytes(array))
+    a = np.arange(4, dtype=np.float32)
+    put(folder, "version2.npy", npy_bytes(a, (2, 0)))
+    put(folder, "version3.npy", npy_bytes(a, (3, 0)))
+    put(folder, "big_endian.npy", npy_bytes(a.astype(">f4")))
+    put(folder, "fortran.npy", npy_bytes(np.asfortranarray(np.arange(6.0).reshape(2, 3))))
+    put(folder, "object.npy", npy_bytes(np.array([1, "a"], dtype=object)))
+    put(folder, "complex.npy", npy_bytes(np.array([1 + 2j], dtype=np.complex64)))
+
+
+def npz_seeds():
+    folder = reset("npz")
+    arrays = array_set()
+    for name, compressed in (("stored", False), ("deflated", True)):
+        out = io.BytesIO()
+        (np.savez_compressed if compressed else np.savez)(out, **arrays)
+        put(folder, name + ".npz", out.getvalue())
+    for name, array in list(arrays.items())[:6]:
+        out = io.BytesIO()
+        np.savez_compressed(out, **{name: array})
+        put(folder, name + ".npz", out.getvalue())
+    out = io.BytesIO()
+    np.savez(out)
+    put(folder, "empty.npz", out.getvalue())
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_BZIP2) as z:  # a method kiln refuses
+        z.writestr("x.npy", npy_bytes(np.arange(3)))
+    put(folder, "bzip2.npz", out.getvalue())
+
+
+def split_golden(path):
+    """The sections of a golden file after `// before` and `// after` lines."""
+    sections, current = [], None
+    for line in path.read_text().splitlines(keepends=True):
+        if line.strip() in ("// before", "// after"):
+            current = []
+            sections.append(current)
+        elif current is not None:
+            current.append(line)
+    return ["".join(s) for s in sections]
+
+
+def artifact_length(data, at):
+    """Where the artifact container starting at AT ends (artifact.cc documents the layout)."""
+    def u32(p):
+        return struct.unpack_from("<I", data, p)[0]
+    p = at + 12
+    p += 4 + u32(p)  # producer
+    p += 4 + u32(p)  # target
+    count, p = u32(p), p + 4
+    for _ in range(count):
+        for _ in range(3):  # name, executor, metadata
+            p += 4 + u32(p)
+        p += 8 + struct.unpack_from("<Q", data, p)[0]  # params
+    return p - at
+
+
+def compiled_seeds(kiln):
+    ir = reset("ir_text")
+    tir = reset("tir_text")
+    artifacts = reset("artifact")
+    for path in sorted((ROOT / "tests" / "golden").glob("*/*.ir")):
+        sections = split_golden(path)
+        stem = f"{path.parent.name}_{path.stem}"
+        if path.parent.name == "kernels":
+            put(ir, stem + "_before.ir", sections[0])
+            put(tir, stem + ".tir", sections[1])
+        else:  # every pass's input; the annotated outputs of fusion (#group) once
+            put(ir, stem + "_before.ir", sections[0])
+            if path.parent.name == "fuse-ops":
+                put(ir, stem + "_after.ir", sections[1])
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = pathlib.Path(tmp)
+        weighted = tmp / "weighted.onnx"
+        weighted.write_bytes(weighted_model().SerializeToString())
+        models = [(t, NODE / t / "model.onnx") for t in COMPILED] + [("weighted", weighted)]
+        for name, model in models:
+            lib, dump = tmp / (name + ".so"), tmp / name
+            subprocess.run([kiln, "compile", str(model), "-o", str(lib), "--dump-ir", str(dump)],
+                           check=True, stdout=subprocess.DEVNULL)
+            put(ir, f"{name}_input.ir", (dump / "00-input.ir").read_text())
+            kernels = re.split(r"\n(?=kernel )", (dump / "kernels.tir").read_text())
+            for i, kernel in enumerate(kernels[:3]):
+                put(tir, f"{name}_{i}.tir", kernel)
+            data = lib.read_bytes()
+            at = data.index(b"KILNARTF")
+            put(artifacts, name + ".kart", data[at:at + artifact_length(data, at)])
+    put(artifacts, "magic_only.kart", b"KILNARTF")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--kiln", default=str(ROOT / "build" / "release" / "bin" / "kiln"))
+    args = parser.parse_args()
+    onnx_seeds()
+    tensor_seeds()
+    npy_seeds()
+    npz_seeds()
+    compiled_seeds(args.kiln)
+    for folder in sorted(CORPUS.iterdir()):
+        files = list(folder.iterdir())
+        print(f"{folder.name}: {len(files)} files, {sum(f.stat().st_size for f in files)} bytes")
+
+
+if __name__ == "__main__":
+    main()
