@@ -142,6 +142,18 @@ Accessor LowerContext::accessor(const ir::Value* v) {
 
 void LowerContext::define(const ir::Value* v, Accessor a) { defined_[v] = std::move(a); }
 
+void LowerContext::requireData(Expr cond, int32_t status) {
+  checks_.push_back(assertThat(std::move(cond), status));
+}
+
+Stmt LowerContext::checked(Stmt store) {
+  if (checks_.empty()) return store;
+  std::vector<Stmt> stmts = std::move(checks_);
+  checks_.clear();
+  stmts.push_back(std::move(store));
+  return seq(std::move(stmts));
+}
+
 LoweredKernel LowerContext::finish(Stmt body) {
   LoweredKernel k;
   k.func.name = symbol_;

@@ -69,6 +69,13 @@ class LowerContext {
   Accessor accessor(const ir::Value* v);
   void define(const ir::Value* v, Accessor a);
 
+  // A rule of the input data that the element being computed relies on (an index within its
+  // axis); STATUS is the KILN_STATUS_* code the kernel returns when COND is false.
+  void requireData(Expr cond, int32_t status);
+  // STORE preceded by the checks required since the last call, so no element is written from
+  // data that breaks them.
+  Stmt checked(Stmt store);
+
   // The kernel: used inputs in group.inputs order, then the group outputs.
   LoweredKernel finish(Stmt body);
 
@@ -85,6 +92,7 @@ class LowerContext {
   std::map<const ir::Value*, std::vector<int64_t>> shapes_;
   std::string workload_;
   std::vector<KnobChoice> knobs_;
+  std::vector<Stmt> checks_;
 };
 
 // Throws kiln::Error "cannot lower NODE (OP): WHY".

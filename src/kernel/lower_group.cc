@@ -94,7 +94,7 @@ Stmt storeAll(LowerContext& ctx, const ir::Value* v) {
     Expr value = a(i);
     KILN_CHECK(value->dtype == out->dtype, "value ", v->name, " computes ", value->dtype.str(),
                " but is typed ", out->dtype.str());
-    return store(out, flatten(i, shape), value);
+    return ctx.checked(store(out, flatten(i, shape), value));
   });
 }
 
@@ -157,7 +157,7 @@ Stmt lowerAnchored(LowerContext& ctx, const ir::Node& anchor) {
       stores.push_back(store(out, flatten(i, v->type.shape), x));
     }
     *slot = nullptr;
-    return seq(stores);
+    return ctx.checked(seq(stores));
   };
   return loweringOf(anchor).emit(ctx, anchor, storeFn);
 }

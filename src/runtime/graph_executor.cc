@@ -3,6 +3,7 @@
 #include <map>
 
 #include "graph_plan.h"
+#include "kernel_status.h"
 #include "kiln/runtime/artifact.h"
 #include "kiln/support/error.h"
 
@@ -208,7 +209,7 @@ class GraphExecutorNode final : public ModuleNode {
       int32_t status = kernel.fn(args + argStart_[k]);
       if (status != 0) {
         throw Error(strCat("run(): model '", plan_->model, "': kernel '", kernel.name,
-                           "' (symbol '", kernel.symbol, "') failed with status ", status));
+                           "' (symbol '", kernel.symbol, "') stopped: ", kernelStatusText(status)));
       }
     }
   }

@@ -49,6 +49,8 @@ void Visitor::visitStmt(const Stmt& s) {
       return visitIf(*s);
     case StmtKind::kAllocate:
       return visitAllocate(*s);
+    case StmtKind::kAssert:
+      return visitAssert(*s);
   }
   KILN_CHECK(false, "unknown statement kind ", static_cast<int>(s->kind));
 }
@@ -101,6 +103,7 @@ void Visitor::visitIf(const StmtNode& s) {
   visitStmt(s.elseBody);
 }
 void Visitor::visitAllocate(const StmtNode& s) { visitStmt(s.body); }
+void Visitor::visitAssert(const StmtNode& s) { visitExpr(s.value); }
 
 Expr Mutator::mutateExpr(const Expr& e) {
   if (e == nullptr) return e;
@@ -146,6 +149,8 @@ Stmt Mutator::mutateStmt(const Stmt& s) {
       return mutateIf(s);
     case StmtKind::kAllocate:
       return mutateAllocate(s);
+    case StmtKind::kAssert:
+      return mutateAssert(s);
   }
   KILN_CHECK(false, "unknown statement kind ", static_cast<int>(s->kind));
   return s;
@@ -237,6 +242,11 @@ Stmt Mutator::mutateIf(const Stmt& s) {
 Stmt Mutator::mutateAllocate(const Stmt& s) {
   Stmt body = mutateStmt(s->body);
   return body == s->body ? s : allocate(s->buffer, body);
+}
+
+Stmt Mutator::mutateAssert(const Stmt& s) {
+  Expr cond = mutateExpr(s->value);
+  return cond == s->value ? s : assertThat(cond, s->status);
 }
 
 }  // namespace kiln::tir

@@ -3,6 +3,7 @@
 #include "kiln/tir/parser.h"
 
 #include <cerrno>
+#include <climits>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -248,6 +249,7 @@ class Parser {
   Stmt statement() {
     if (at("{")) return block();
     if (at("if")) return ifStatement();
+    if (at("assert")) return assertStatement();
     for (ForKind k : {ForKind::kParallel, ForKind::kVectorized, ForKind::kUnrolled}) {
       if (accept(forKindName(k))) return forStatement(k);
     }
@@ -282,6 +284,19 @@ class Parser {
     Stmt then = block();
     Stmt otherwise = accept("else") ? block() : nullptr;
     return build(start, [&] { return ifThenElse(cond, then, otherwise); });
+  }
+
+  Stmt assertStatement() {
+    const Token& start = peek();
+    expect("assert");
+    expect("(");
+    Expr cond = expr();
+    expect(",");
+    int64_t status = integer("a status code");
+    if (status > INT32_MAX || status < INT32_MIN) fail("a status code that fits in int32");
+    expect(")");
+    expect(";");
+    return build(start, [&] { return assertThat(cond, static_cast<int32_t>(status)); });
   }
 
   Stmt storeStatement() {

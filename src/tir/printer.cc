@@ -153,6 +153,9 @@ class StmtPrinter : public Visitor {
     }
     line() << "}\n";
   }
+  void visitAssert(const StmtNode& s) override {
+    line() << "assert(" << printExpr(s.value) << ", " << s.status << ");\n";
+  }
   void visitAllocate(const StmtNode& s) override {
     line() << s.buffer->dtype.str() << " " << s.buffer->name << shapeText(s.buffer->shape) << ";\n";
     visitStmt(s.body);

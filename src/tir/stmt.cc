@@ -77,6 +77,18 @@ Stmt let(Expr letVar, Expr value, Stmt body) {
   return s;
 }
 
+Stmt assertThat(Expr cond, int32_t status) {
+  KILN_CHECK(cond != nullptr, "assert lacks a condition");
+  KILN_CHECK(cond->dtype == DataType::boolean(), "assert condition must be a bool scalar, got ",
+             cond->dtype.str());
+  KILN_CHECK(status != 0, "an assert must fail with a non-zero status");
+  if (isIntImm(cond) && cond->intValue != 0) return seq({});
+  auto s = newStmt(StmtKind::kAssert);
+  s->value = std::move(cond);
+  s->status = status;
+  return s;
+}
+
 Stmt ifThenElse(Expr cond, Stmt thenBody, Stmt elseBody) {
   KILN_CHECK(cond != nullptr && thenBody != nullptr, "if lacks condition or body");
   KILN_CHECK(cond->dtype == DataType::boolean(), "if condition must be a bool scalar, got ",

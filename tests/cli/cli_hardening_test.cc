@@ -209,6 +209,30 @@ TEST(CliHardening, ModelsKilnCannotCompileExitWithTheCompileStatus) {
   EXPECT_EQ(r.exitCode, kCompile) << r.output;
 }
 
+// ONNX makes an out-of-range Gather index an error: the run fails naming the kernel instead of
+// clamping and exiting 0 with wrong rows.
+TEST(CliHardening, OutOfRangeGatherIndicesFailTheRun) {
+  std::string dir = scratchDir();
+  std::string so = dir + "/gather.so";
+  ASSERT_EQ(runKiln("compile " + nodeTestDir("test_gather_0") + "/model.onnx -o " + so).exitCode,
+            0);
+  runtime::NDArray data = runtime::NDArray::empty({5, 4, 3, 2}, runtime::DataType::float32());
+  for (int64_t i = 0; i < data.numel(); ++i) data.data<float>()[i] = static_cast<float>(i);
+  for (int64_t bad : {int64_t{5}, int64_t{-6}, int64_t{1} << 40}) {
+    runtime::NDArray indices = runtime::NDArray::empty({3}, runtime::DataType::int64());
+    indices.data<int64_t>()[0] = 0;
+    indices.data<int64_t>()[1] = bad;
+    indices.data<int64_t>()[2] = -1;
+    cli::writeNpz(dir + "/in.npz", {{"data", data}, {"indices", indices}});
+    CommandResult r =
+        runKiln("run " + so + " --inputs " + dir + "/in.npz --outputs " + dir + "/out.npz");
+    EXPECT_EQ(r.exitCode, kRuntime) << bad << ": " << r.output;
+    EXPECT_TRUE(has(r, "kernel 'Gather_0'")) << r.output;
+    EXPECT_TRUE(has(r, "outside the axis it indexes")) << r.output;
+    EXPECT_FALSE(fs::exists(dir + "/out.npz"));
+  }
+}
+
 // An interrupted compile removes its scratch folder and its half-linked output; a compile killed
 // with SIGKILL leaves them, and the next compile removes them.
 TEST(CliHardening, InterruptedCompilesLeaveNothingBehind) {

@@ -139,6 +139,11 @@ double mathLane(Intrinsic f, double x, double y, double z) {
 // Lane I of V, a scalar standing for all lanes.
 double lane(const Lanes& v, size_t i) { return v.size() == 1 ? v[0] : v[i]; }
 
+// A failed assert: the kernel returns this status, as generated code does.
+struct KernelFailed {
+  int32_t status;
+};
+
 class Interp : public Visitor {
  public:
   void bind(const Buffer& b, Storage* s) { buffers_[b->name] = {b, s, false}; }
@@ -261,6 +266,9 @@ class Interp : public Visitor {
       visitStmt(s.elseBody);
     }
   }
+  void visitAssert(const StmtNode& s) override {
+    if (eval(s.value)[0] == 0) throw KernelFailed{s.status};
+  }
   void visitAllocate(const StmtNode& s) override {
     Storage local(static_cast<size_t>(s.buffer->numel()), NAN);
     if (buffers_.count(s.buffer->name) != 0) {
@@ -305,7 +313,7 @@ class Interp : public Visitor {
 
 }  // namespace
 
-void interpret(const PrimFunc& f, const std::vector<Storage*>& args) {
+int32_t interpret(const PrimFunc& f, const std::vector<Storage*>& args) {
   if (args.size() != f.params.size()) {
     throw std::runtime_error(
         strCat(f.name, " takes ", f.params.size(), " args, got ", args.size()));
@@ -318,7 +326,12 @@ void interpret(const PrimFunc& f, const std::vector<Storage*>& args) {
     }
     in.bind(f.params[i], args[i]);
   }
-  in.visitStmt(f.body);
+  try {
+    in.visitStmt(f.body);
+  } catch (const KernelFailed& failed) {
+    return failed.status;
+  }
+  return 0;
 }
 
 }  // namespace kiln::tir::testing

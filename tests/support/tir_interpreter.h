@@ -13,8 +13,9 @@ namespace kiln::tir::testing {
 // Element storage of one buffer; every dtype is held as double (exact for the integers tests use).
 using Storage = std::vector<double>;
 
-// Runs F with ARGS[i] as the storage of F.params[i]; throws std::runtime_error on an
-// out-of-bounds access, a read of an unwritten local element or an unbound variable.
-void interpret(const PrimFunc& f, const std::vector<Storage*>& args);
+// Runs F with ARGS[i] as the storage of F.params[i] and returns its status (0, or the status of
+// the first assert that failed); throws std::runtime_error on an out-of-bounds access, a read of
+// an unwritten local element or an unbound variable.
+int32_t interpret(const PrimFunc& f, const std::vector<Storage*>& args);
 
 }  // namespace kiln::tir::testing

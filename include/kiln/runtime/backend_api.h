@@ -1,7 +1,7 @@
 /* The C ABI between generated code and the runtime. A compiled artifact exports:
  *   - kernels:            int32_t <symbol>(void* const* args)   args = tensor data pointers,
  *                         inputs then outputs, in the order the executor metadata lists them;
- *                         returns 0 on success.
+ *                         returns 0 on success, else a KILN_STATUS_* code.
  *   - __kiln_backend_api: a pointer (initially NULL) the runtime sets after loading, through which
  *                         kernels reach the runtime's thread pool;
  *   - __kiln_artifact, __kiln_artifact_size: the artifact container (metadata and weights). */
@@ -27,6 +27,12 @@ typedef struct {
 } KilnBackendApi;
 
 typedef int32_t (*KilnKernelFn)(void* const* args);
+
+/* What a kernel's non-zero status means. Data errors are the model's inputs breaking a rule of an
+ * operator (ONNX makes an out-of-range index an error, not a clamp). */
+#define KILN_STATUS_OK 0
+#define KILN_STATUS_PARALLEL_FAILED (-1)    /* the runtime could not run a parallel loop */
+#define KILN_STATUS_INDEX_OUT_OF_RANGE 2    /* an index input holds a value outside its axis */
 
 #define KILN_SYMBOL_BACKEND_API "__kiln_backend_api"
 #define KILN_SYMBOL_ARTIFACT "__kiln_artifact"

@@ -32,6 +32,7 @@ class Visitor {
   virtual void visitLet(const StmtNode& s);
   virtual void visitIf(const StmtNode& s);
   virtual void visitAllocate(const StmtNode& s);
+  virtual void visitAssert(const StmtNode& s);
 };
 
 // Rebuilds the IR bottom-up through the checking, folding constructors; a node whose children did
@@ -60,6 +61,7 @@ class Mutator {
   virtual Stmt mutateLet(const Stmt& s);
   virtual Stmt mutateIf(const Stmt& s);
   virtual Stmt mutateAllocate(const Stmt& s);
+  virtual Stmt mutateAssert(const Stmt& s);
 };
 
 }  // namespace kiln::tir

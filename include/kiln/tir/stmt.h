@@ -2,13 +2,14 @@
 // buffers.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "kiln/tir/expr.h"
 
 namespace kiln::tir {
 
-enum class StmtKind { kFor, kStore, kSeq, kLet, kIf, kAllocate };
+enum class StmtKind { kFor, kStore, kSeq, kLet, kIf, kAllocate, kAssert };
 // kParallel loops run on the runtime's pool (outlined by codegen); kVectorized asks codegen's
 // loop vectoriser to vectorize the loop; kUnrolled asks it to unroll fully.
 enum class ForKind { kSerial, kParallel, kVectorized, kUnrolled };
@@ -30,6 +31,9 @@ struct StmtNode {
   // kSeq
   std::vector<Stmt> seq;
   // kAllocate: a local buffer (buffer) live in body
+  // kAssert: if (!value) the kernel returns `status` (a KILN_STATUS_* code): bad data in an input,
+  // such as an index out of range, which the runtime reports naming the kernel.
+  int32_t status = 0;
 };
 
 Stmt forLoop(Expr loopVar, Expr min, Expr extent, ForKind kind, Stmt body);
@@ -39,6 +43,9 @@ Stmt let(Expr letVar, Expr value, Stmt body);
 // A constant COND gives the branch that runs (or an empty sequence).
 Stmt ifThenElse(Expr cond, Stmt thenBody, Stmt elseBody = nullptr);
 Stmt allocate(Buffer buffer, Stmt body);
+// A check of the data: when COND (a bool scalar) is false the kernel stops and returns STATUS
+// (non-zero). A constant true COND gives an empty sequence.
+Stmt assertThat(Expr cond, int32_t status);
 
 const char* forKindName(ForKind k);  // "serial", "parallel", "vectorized", "unrolled"
 

@@ -64,6 +64,7 @@ class FunctionLowering {
   llvm::Value* lowerImmediate(const tir::ExprNode& e);
   llvm::Value* lowerBinary(const tir::ExprNode& e);
   llvm::Value* floatMinMax(bool isMax, llvm::Value* a, llvm::Value* b);
+  void lowerAssert(const tir::StmtNode& s);
   llvm::Value* lowerCompare(const tir::ExprNode& e);
   llvm::Value* lowerSelect(const tir::ExprNode& e);
   llvm::Value* lowerLoad(const tir::ExprNode& e);

@@ -1,6 +1,7 @@
 // Statements of the loop IR become control flow and memory accesses; loops, allocations and
 // parallel loops have files of their own.
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 
 #include <algorithm>
@@ -29,8 +30,22 @@ void FunctionLowering::lowerStmt(const tir::Stmt& s) {
       return lowerIf(*s);
     case StmtKind::kAllocate:
       return lowerAllocate(*s);
+    case StmtKind::kAssert:
+      return lowerAssert(*s);
   }
   KILN_CHECK(false, "unknown statement kind ", static_cast<int>(s->kind));
+}
+
+// A failed data check returns its status at once; the branch is marked unlikely so the check
+// costs one predictable compare on the hot path.
+void FunctionLowering::lowerAssert(const tir::StmtNode& s) {
+  auto* failed = llvm::BasicBlock::Create(ctx_, "check_failed", fn_);
+  auto* ok = llvm::BasicBlock::Create(ctx_, "check_ok", fn_);
+  llvm::MDBuilder weights(ctx_);
+  b_.CreateCondBr(lowerExpr(s.value), ok, failed, weights.createLikelyBranchWeights());
+  b_.SetInsertPoint(failed);
+  emitReturn(b_.getInt32(static_cast<uint32_t>(s.status)));
+  b_.SetInsertPoint(ok);
 }
 
 void FunctionLowering::lowerStore(const tir::StmtNode& s) {

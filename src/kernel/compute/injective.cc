@@ -5,6 +5,7 @@
 
 #include "../loop_builder.h"
 #include "compute_table.h"
+#include "kiln/runtime/backend_api.h"
 #include "kiln/support/error.h"
 
 namespace kiln::kernel {
@@ -84,6 +85,16 @@ Expr sliceRead(LowerContext& ctx, const ir::Node& n, const Index& idx) {
   return input(ctx, n, 0, src);
 }
 
+// An index into an axis of DIM elements: negative ones count from the end; one outside
+// [-DIM, DIM) stops the kernel with KILN_STATUS_INDEX_OUT_OF_RANGE, as ONNX makes it an error.
+// The clamp keeps even an unchecked read inside the tensor.
+Expr checkedIndex(LowerContext& ctx, const Expr& i, int64_t dim) {
+  ctx.requireData(
+      compare(CompareOp::kGE, i, intImm(-dim)) && compare(CompareOp::kLT, i, intImm(dim)),
+      KILN_STATUS_INDEX_OUT_OF_RANGE);
+  return clampTo(select(compare(CompareOp::kLT, i, intImm(0)), i + intImm(dim), i), 0, dim - 1);
+}
+
 Expr gatherRead(LowerContext& ctx, const ir::Node& n, const Index& idx) {
   const Dims& data = shapeOf(n.inputs[0]);
   const Dims& ind = shapeOf(n.inputs[1]);
@@ -92,9 +103,7 @@ Expr gatherRead(LowerContext& ctx, const ir::Node& n, const Index& idx) {
   Index indIdx(idx.begin() + static_cast<std::ptrdiff_t>(axis),
                idx.begin() + static_cast<std::ptrdiff_t>(axis + ind.size()));
   Expr i = cast(DataType::int64(), input(ctx, n, 1, indIdx));
-  int64_t dim = data[axis];
-  // Negative indices count from the end; out-of-range ones are clamped rather than read wild.
-  i = clampTo(select(compare(CompareOp::kLT, i, intImm(0)), i + intImm(dim), i), 0, dim - 1);
+  i = checkedIndex(ctx, i, data[axis]);
   Index src(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(axis));
   src.push_back(i);
   src.insert(src.end(), idx.begin() + static_cast<std::ptrdiff_t>(axis + ind.size()), idx.end());
@@ -105,9 +114,7 @@ Expr gatherElementsRead(LowerContext& ctx, const ir::Node& n, const Index& idx) 
   const Dims& data = shapeOf(n.inputs[0]);
   auto rank = static_cast<int64_t>(data.size());
   auto axis = static_cast<size_t>(normalizeAxis(n, n.attrs.getInt("axis", 0), rank));
-  Expr i = cast(DataType::int64(), input(ctx, n, 1, idx));
-  int64_t dim = data[axis];
-  i = clampTo(select(compare(CompareOp::kLT, i, intImm(0)), i + intImm(dim), i), 0, dim - 1);
+  Expr i = checkedIndex(ctx, cast(DataType::int64(), input(ctx, n, 1, idx)), data[axis]);
   Index src = idx;
   src[axis] = i;
   return input(ctx, n, 0, src);

@@ -57,7 +57,9 @@ std::vector<Storage> runGraph(const ir::Graph& graph, const std::map<std::string
         it = values.emplace(v, Storage(static_cast<size_t>(v->type.numel()), 0)).first;
       args.push_back(&it->second);
     }
-    interpret(kernel.func, args);
+    if (int32_t status = interpret(kernel.func, args)) {
+      throw std::runtime_error(strCat("kernel ", symbol, " returned status ", status));
+    }
   }
   std::vector<Storage> outs;
   for (const ir::Value* v : graph.outputs()) outs.push_back(values.at(v));

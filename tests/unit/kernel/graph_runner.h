@@ -19,7 +19,8 @@ Storage toStorage(const runtime::NDArray& a);
 
 // The graph outputs for INPUTS (by input name), grouping nodes by their `group` annotations.
 // KNOBS ("oc_tile" -> 2) apply to every kernel, on top of CONFIG. Throws std::runtime_error when
-// a kernel's local buffers exceed the stack budget (kMaxLocalBufferBytes).
+// a kernel's local buffers exceed the stack budget (kMaxLocalBufferBytes) or a kernel returns a
+// non-zero status ("kernel SYMBOL returned status N").
 std::vector<Storage> runGraph(const ir::Graph& graph, const std::map<std::string, Storage>& inputs,
                               const ScheduleConfig& config = {},
                               const std::map<std::string, int64_t>& knobs = {});

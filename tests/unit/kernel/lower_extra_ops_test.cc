@@ -142,5 +142,39 @@ TEST(LowerExtraOps, LayerNormalizationOverLastAxis) {
   expectNear(testing::runGraph(g, {{"x", xv}})[0], want);
 }
 
+// Gather and GatherElements with run-time indices: in range (negative ones count from the end)
+// they read the right rows; out of range the kernel stops with KILN_STATUS_INDEX_OUT_OF_RANGE
+// instead of clamping.
+TEST(LowerExtraOps, OutOfRangeRuntimeIndicesStopTheKernel) {
+  for (const char* op : {"Gather", "GatherElements"}) {
+    bool elements = std::string(op) == "GatherElements";
+    ir::Graph g;
+    ir::Value* data = g.addInput("data", {DataType::float32(), {4, 3}});
+    ir::Value* idx = g.addInput("idx", {DataType::int64(), elements ? std::vector<int64_t>{2, 3}
+                                                                    : std::vector<int64_t>{2}});
+    ir::Attrs attrs;
+    attrs.set("axis", int64_t{0});
+    ir::Node* n = g.addNode(op, "gather", {data, idx}, {"y"}, attrs);
+    n->outputs[0]->type = {DataType::float32(), {2, 3}};
+    g.outputs().push_back(n->outputs[0]);
+    Storage d(12);
+    for (size_t i = 0; i < d.size(); ++i) d[i] = static_cast<double>(i);
+    Storage good = elements ? Storage{3, -4, 0, -1, 1, 2} : Storage{3, -4};
+    Storage y = testing::runGraph(g, {{"data", d}, {"idx", good}})[0];
+    Storage want = elements ? Storage{9, 1, 2, 9, 4, 8} : Storage{9, 10, 11, 0, 1, 2};
+    EXPECT_EQ(y, want) << op;
+    for (double bad : {4.0, -5.0, 1e9}) {
+      Storage idxBad = good;
+      idxBad[1] = bad;
+      try {
+        testing::runGraph(g, {{"data", d}, {"idx", idxBad}});
+        ADD_FAILURE() << op << " accepted index " << bad;
+      } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("returned status 2"), std::string::npos) << e.what();
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kiln::kernel

@@ -12,7 +12,7 @@ namespace kiln::tir {
 namespace {
 
 // A kernel using every construct: loops of each kind, lets, local buffers (scoped and not), an
-// if/else, vectors, casts, typed and special immediates, every operator family.
+// if/else, a data check, vectors, casts, typed and special immediates, every operator family.
 PrimFunc everything() {
   Buffer x = makeBuffer("x", DataType::float32(), {4, 16});
   Buffer n = makeBuffer("n", DataType::int32(), {4});
@@ -34,7 +34,8 @@ PrimFunc everything() {
   Stmt branch = ifThenElse(
       compare(CompareOp::kNE, load(n, row), intImm(7, DataType::int32())) &&
           compare(CompareOp::kLT, binary(BinaryOp::kFloorMod, task, intImm(3)), intImm(2)),
-      store(y, row * intImm(16), call(Intrinsic::kReduceAdd, {load(x, lanes)})),
+      seq({assertThat(compare(CompareOp::kLT, load(n, row), intImm(100, DataType::int32())), 2),
+           store(y, row * intImm(16), call(Intrinsic::kReduceAdd, {load(x, lanes)}))}),
       forLoop(k, intImm(0), intImm(2), ForKind::kUnrolled,
               store(y, row * intImm(16) + k,
                     call(Intrinsic::kExp, {load(x, binary(BinaryOp::kFloorDiv, k, intImm(2)))}))));
@@ -116,6 +117,8 @@ TEST(TirParser, TextBreakingATypeRuleIsAnErrorNamingTheRule) {
            std::pair{"kernel k(float32* x[2]) { x[0] = exp(1.0f, 2.0f); }", "arguments"},
            std::pair{"kernel k(float32* x[2]) { x[0] = ((float32x4)1.0f + 1.0f); }",
                      "store of float32x4"},
+           std::pair{"kernel k(int64* x[2]) { assert(x[0], 2); }", "bool scalar"},
+           std::pair{"kernel k(int64* x[2]) { assert((x[0] < 2), 0); }", "non-zero status"},
        }) {
     try {
       parsePrimFunc(text);
