@@ -36,6 +36,19 @@ const llvm::Target& lookupLlvmTarget(const std::string& triple) {
     throw Error(strCat("unknown target triple '", triple, "' (", error,
                        "); expected a triple of one of the built-in LLVM targets: ", built));
   }
+  // Artifacts are little-endian ELF shared libraries that a runtime dlopens; other object
+  // formats would only fail later, in the linker, with a message about object files.
+  llvm::Triple t(llvm::Triple::normalize(triple));
+  if (!t.isOSBinFormatELF()) {
+    throw Error(strCat("target triple '", triple,
+                       "' makes objects kiln cannot package: artifacts are ELF shared libraries "
+                       "(Linux and similar); use a triple such as ",
+                       t.getArchName().str(), "-linux-gnu"));
+  }
+  if (!t.isLittleEndian()) {
+    throw Error(strCat("target triple '", triple,
+                       "' is big-endian; kiln's runtime reads little-endian artifacts only"));
+  }
   return *target;
 }
 

@@ -12,7 +12,8 @@ namespace kiln::codegen {
 // Registers every target LLVM was built with (idempotent, thread-safe).
 void initializeLlvmTargets();
 
-// The registered target for TRIPLE; throws kiln::Error naming the triple and the built targets.
+// The registered target for TRIPLE; throws kiln::Error naming the triple and the built targets,
+// or saying why the triple cannot make an artifact (not ELF, big-endian).
 const llvm::Target& lookupLlvmTarget(const std::string& triple);
 
 // True when code for TRIPLE runs on this machine (same architecture, OS and environment; the vendor

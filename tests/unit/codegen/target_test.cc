@@ -116,5 +116,18 @@ TEST(Target, RejectsBadStrings) {
             std::string::npos);
 }
 
+// Triples LLVM knows but kiln cannot package are refused at once, not with a linker's message.
+TEST(Target, TriplesThatCannotMakeAnArtifactAreExplained) {
+  for (const char* triple :
+       {"x86_64-apple-darwin", "x86_64-pc-windows-msvc", "wasm32-unknown-unknown"}) {
+    std::string msg = parseError(std::string("llvm -mtriple=") + triple);
+    EXPECT_NE(msg.find("ELF shared libraries"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find("ld.lld"), std::string::npos) << msg;
+  }
+  std::string msg = parseError("llvm -mtriple=mips-unknown-linux-gnu");
+  EXPECT_NE(msg.find("big-endian"), std::string::npos) << msg;
+  EXPECT_NO_THROW(Target::parse("llvm -mtriple=riscv64-unknown-linux-gnu"));
+}
+
 }  // namespace
 }  // namespace kiln::codegen
