@@ -31,8 +31,8 @@ typedef int32_t (*KilnKernelFn)(void* const* args);
 /* What a kernel's non-zero status means. Data errors are the model's inputs breaking a rule of an
  * operator (ONNX makes an out-of-range index an error, not a clamp). */
 #define KILN_STATUS_OK 0
-#define KILN_STATUS_PARALLEL_FAILED (-1)    /* the runtime could not run a parallel loop */
-#define KILN_STATUS_INDEX_OUT_OF_RANGE 2    /* an index input holds a value outside its axis */
+#define KILN_STATUS_PARALLEL_FAILED (-1) /* the runtime could not run a parallel loop */
+#define KILN_STATUS_INDEX_OUT_OF_RANGE 2 /* an index input holds a value outside its axis */
 
 #define KILN_SYMBOL_BACKEND_API "__kiln_backend_api"
 #define KILN_SYMBOL_ARTIFACT "__kiln_artifact"

@@ -36,7 +36,9 @@ class NDArray {
   size_t nbytes() const;
   void* data() const;  // includes the byte offset
   template <typename T>
-  T* data() const { return static_cast<T*>(data()); }
+  T* data() const {
+    return static_cast<T*>(data());
+  }
   const DLTensor* dl() const;
 
   // A view sharing this array's storage: SHAPE/DTYPE at BYTE_OFFSET; checks it fits.

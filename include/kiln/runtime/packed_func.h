@@ -1,4 +1,4 @@
-// Type-erased values and packed functions: the one calling convention of modules, executors and RPC.
+// Type-erased values and packed functions: the one calling convention of modules, executors, RPC.
 #pragma once
 
 #include <cstdint>
@@ -61,8 +61,8 @@ class Value {
   const char* typeName() const;
 
  private:
-  std::variant<std::monostate, bool, int64_t, double, std::string, Bytes, NDArray, Device,
-               DataType, Json, std::shared_ptr<Module>, std::shared_ptr<PackedFunc>>
+  std::variant<std::monostate, bool, int64_t, double, std::string, Bytes, NDArray, Device, DataType,
+               Json, std::shared_ptr<Module>, std::shared_ptr<PackedFunc>>
       v_;
 };
 

@@ -1,4 +1,4 @@
-// User-facing errors (kiln::Error) and internal invariant checks (KILN_CHECK), shared by every layer.
+// User-facing errors (kiln::Error) and internal invariant checks (KILN_CHECK) for every layer.
 #pragma once
 
 #include <sstream>
@@ -37,7 +37,8 @@ namespace detail {
 }  // namespace kiln
 
 // KILN_CHECK(cond, "message parts", value, ...): throws kiln::InternalError when cond is false.
-#define KILN_CHECK(cond, ...)                                                                 \
-  do {                                                                                        \
-    if (!(cond)) ::kiln::detail::checkFailed(__FILE__, __LINE__, #cond, ::kiln::strCat(__VA_ARGS__)); \
+#define KILN_CHECK(cond, ...)                                                              \
+  do {                                                                                     \
+    if (!(cond))                                                                           \
+      ::kiln::detail::checkFailed(__FILE__, __LINE__, #cond, ::kiln::strCat(__VA_ARGS__)); \
   } while (0)

@@ -119,7 +119,8 @@ TEST(ShapeOpsInferTest, ConcatGatherTranspose) {
   e = t.error("Gather", {data, t.in(f32({1}))});
   EXPECT_NE(e.find("expected int32 or int64"), std::string::npos) << e;
   // Indices computed at run time cannot be checked then: an empty axis is refused up front.
-  e = t.error("Gather", {t.in(f32({5, 0})), t.in(i64({2}))}, testing::attrs({{"axis", int64_t{1}}}));
+  e = t.error("Gather", {t.in(f32({5, 0})), t.in(i64({2}))},
+              testing::attrs({{"axis", int64_t{1}}}));
   EXPECT_NE(e.find("of size 0"), std::string::npos) << e;
   EXPECT_EQ(t.infer("Gather", {t.in(f32({5, 0})), t.in(i64({0}))},
                     testing::attrs({{"axis", int64_t{1}}})),
