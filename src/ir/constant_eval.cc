@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
-#include <set>
 
 #include "element_access.h"
 #include "eval/evaluators.h"
@@ -66,24 +65,42 @@ uint64_t bytesOf(const TensorType& t) {
   return n;
 }
 
-// Whether an output of TYPES outgrows both kMaxGrownFoldBytes and NODE's distinct constant inputs:
-// ConstantOfShape, Expand, Range or Gather can turn a few bytes of model into gigabytes.
-bool tooLargeToFold(const Node& node, const std::vector<TensorType>& types) {
-  uint64_t inputs = 0;
-  std::set<const Value*> seen;
-  for (const Value* in : node.inputs) {
-    if (in && in->isConstant() && seen.insert(in).second) inputs += in->constant->nbytes();
-  }
-  uint64_t limit = std::max<uint64_t>(kMaxGrownFoldBytes, inputs);
-  return std::any_of(types.begin(), types.end(),
-                     [&](const TensorType& t) { return bytesOf(t) > limit; });
+uint64_t saturatingAdd(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+
+// The budget of a fold on its own, or of a graph: 2 x the constants' bytes + kFoldAllowance.
+FoldBudget budgetFor(const std::vector<const Value*>& constants) {
+  uint64_t bytes = 0;
+  for (const Value* c : constants) bytes = saturatingAdd(bytes, c->constant->nbytes());
+  return FoldBudget(saturatingAdd(saturatingAdd(bytes, bytes), kFoldAllowance));
 }
 
 }  // namespace
 
 bool isConstantEvaluable(const std::string& op) { return evaluators().count(op) != 0; }
 
+FoldBudget FoldBudget::forGraph(const Graph& graph) {
+  std::vector<Value*> constants = graph.constants();
+  return budgetFor({constants.begin(), constants.end()});
+}
+
+bool FoldBudget::take(uint64_t bytes) {
+  if (bytes > remaining_) return false;
+  remaining_ -= bytes;
+  return true;
+}
+
 std::optional<std::vector<NDArray>> evaluateConstant(const Node& node) {
+  std::vector<const Value*> inputs;
+  for (const Value* in : node.inputs) {
+    if (in && in->isConstant() && std::find(inputs.begin(), inputs.end(), in) == inputs.end()) {
+      inputs.push_back(in);
+    }
+  }
+  FoldBudget budget = budgetFor(inputs);
+  return evaluateConstant(node, budget);
+}
+
+std::optional<std::vector<NDArray>> evaluateConstant(const Node& node, FoldBudget& budget) {
   auto it = evaluators().find(node.op);
   if (it == evaluators().end()) return std::nullopt;
   if (node.op != "Shape" && node.op != "Size") {  // these read only the input's static type
@@ -96,9 +113,12 @@ std::optional<std::vector<NDArray>> evaluateConstant(const Node& node) {
   for (const TensorType& t : types) {
     if (!isScalarElementType(t.dtype)) return std::nullopt;
   }
-  if (tooLargeToFold(node, types)) return std::nullopt;
+  uint64_t bytes = 0;
+  for (const TensorType& t : types) bytes = saturatingAdd(bytes, bytesOf(t));
+  if (bytes > budget.remaining()) return std::nullopt;
   eval::Outputs result = it->second(node, types);
   if (!result) return std::nullopt;
+  budget.take(bytes);
   // Dropout-like optional outputs do not exist here: every evaluated op has one output.
   KILN_CHECK(result->size() == types.size(), nodeLabel(node), ": evaluator returned ",
              result->size(), " outputs for ", types.size());

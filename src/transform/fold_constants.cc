@@ -20,9 +20,10 @@ bool producesGraphOutput(const ir::Graph& graph, const Node& node) {
 
 void foldConstants(ir::Graph& graph) {
   std::vector<Node*> nodes = graph.nodes();
+  ir::FoldBudget budget = ir::FoldBudget::forGraph(graph);
   for (Node* node : nodes) {
     if (producesGraphOutput(graph, *node)) continue;
-    if (auto values = ir::evaluateConstant(*node)) {
+    if (auto values = ir::evaluateConstant(*node, budget)) {
       ir::replaceWithConstants(graph, node, std::move(*values));
     }
   }

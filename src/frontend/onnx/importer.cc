@@ -36,6 +36,7 @@ class Importer {
     if (!g.name().empty()) graph_->name = g.name();
     graph_->opsetVersion = defaultOpsetVersion(model_);
     importInitializers();
+    foldBudget_ = ir::FoldBudget::forGraph(*graph_);
     importInputs();
     for (const auto& out : g.output()) graphOutputs_.insert(out.name());
     for (int i = 0; i < g.node_size(); ++i) importNode(g.node(i));
@@ -163,7 +164,7 @@ class Importer {
     for (const ir::Value* out : n->outputs) {
       if (graphOutputs_.count(out->name)) return;
     }
-    std::optional<std::vector<runtime::NDArray>> folded = ir::evaluateConstant(*n);
+    std::optional<std::vector<runtime::NDArray>> folded = ir::evaluateConstant(*n, foldBudget_);
     if (!folded) return;
     for (ir::Value* c : ir::replaceWithConstants(*graph_, n, std::move(*folded))) {
       values_[c->name] = c;
@@ -211,6 +212,7 @@ class Importer {
   std::set<std::string> graphOutputs_;
   std::set<std::string> onnxNames_;       // every value name in the model, filled on first need
   std::map<std::string, int> nodeCount_;  // per op type, for generated node names
+  ir::FoldBudget foldBudget_{0};          // set from the initializers once they are imported
 };
 
 }  // namespace

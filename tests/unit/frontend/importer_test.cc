@@ -191,6 +191,32 @@ TEST(Importer, ShapeChainFoldsSoReshapeIsStatic) {
   EXPECT_EQ(g->constants().size(), 1u) << "the chain's inputs are dead and removed";
 }
 
+// Folding shares one budget per import (twice the initializers plus ir::kFoldAllowance): an
+// Expand of one float to 36 MB took onnx_import_fuzzer past its timeout, and folds chained after
+// one large constant could add up without bound.
+TEST(Importer, FoldsThatOutgrowTheModelAreLeftToRunTime) {
+  OnnxModelBuilder expand(13);
+  expand.floatInit("v", {1}, {1.0f});
+  expand.int64Init("s", {2}, {9, 1000128});
+  expand.node("Expand", {"v", "s"}, {"c"}, "expand");
+  expand.node("Relu", {"c"}, {"y"}, "relu");
+  expand.output("y");
+  auto g = importOnnx(expand.bytes());
+  EXPECT_NO_THROW(ir::verifyGraph(*g));
+  EXPECT_NE(findNode(*g, "expand"), nullptr);
+
+  OnnxModelBuilder chain(13);
+  chain.int64Init("s", {1}, {3000000});  // 12 MB of zeros: within the allowance
+  chain.node("ConstantOfShape", {"s"}, {"c"}, "zeros");
+  chain.node("Add", {"c", "c"}, {"d"}, "add");  // 12 MB more: beyond it
+  chain.node("Relu", {"d"}, {"y"}, "relu");
+  chain.output("y");
+  g = importOnnx(chain.bytes());
+  EXPECT_NO_THROW(ir::verifyGraph(*g));
+  EXPECT_EQ(findNode(*g, "zeros"), nullptr);
+  EXPECT_NE(findNode(*g, "add"), nullptr);
+}
+
 TEST(Importer, ComputedGraphOutputIsNotFolded) {
   OnnxModelBuilder b(13);
   b.input("x", {int64_t{2}, int64_t{7}});

@@ -138,17 +138,25 @@ TEST_F(ConstantEvalTest, ExpandAndTranspose) {
 }
 
 // A few bytes of model asked ConstantOfShape, Expand and Range for terabytes (seeds written for
-// onnx_import_fuzzer); such outputs are left to run time instead of being folded.
-TEST_F(ConstantEvalTest, OutputsOutgrowingTheirInputsPastTheLimitAreNotFolded) {
+// onnx_import_fuzzer); outputs beyond the budget are left to run time instead of being folded.
+TEST_F(ConstantEvalTest, FoldsStopWhereTheirBudgetEnds) {
   auto scalar = [&](int64_t v) { return c(int64Array({}, {v})); };
   EXPECT_FALSE(evaluateConstant(*t.add("ConstantOfShape", {ints({1000000, 1000000})})));
   EXPECT_FALSE(
       evaluateConstant(*t.add("Expand", {c(floatArray({1}, {1.0f})), ints({1000000, 1000000})})));
   EXPECT_FALSE(evaluateConstant(*t.add("Range", {scalar(0), scalar(10000000000000), scalar(1)})));
-  // One element past the limit is left alone; the limit itself folds.
-  int64_t limit = static_cast<int64_t>(kMaxGrownFoldBytes / 4);
-  EXPECT_FALSE(evaluateConstant(*t.add("ConstantOfShape", {ints({limit + 1})})));
-  EXPECT_EQ(eval("ConstantOfShape", {ints({limit})}).numel(), limit);
+  // On its own a fold may produce kFoldAllowance bytes beyond twice its inputs.
+  int64_t allowance = static_cast<int64_t>(kFoldAllowance / 4);
+  EXPECT_EQ(eval("ConstantOfShape", {ints({allowance})}).numel(), allowance);
+  EXPECT_FALSE(evaluateConstant(*t.add("ConstantOfShape", {ints({allowance + 1000})})));
+  // A shared budget shrinks with every fold; a fold it cannot pay for computes nothing.
+  FoldBudget budget(1000);
+  EXPECT_TRUE(evaluateConstant(*t.add("ConstantOfShape", {ints({200})}), budget));
+  EXPECT_EQ(budget.remaining(), 200u);
+  EXPECT_FALSE(evaluateConstant(*t.add("ConstantOfShape", {ints({51})}), budget));
+  EXPECT_EQ(budget.remaining(), 200u);
+  EXPECT_TRUE(evaluateConstant(*t.add("ConstantOfShape", {ints({50})}), budget));
+  EXPECT_EQ(budget.remaining(), 0u);
 }
 
 TEST_F(ConstantEvalTest, ConstantOfShapeAndRange) {
