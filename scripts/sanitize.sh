@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The test suite under sanitizers, which the release run cannot see: every test under ASan+UBSan
+# (memory errors, leaks, undefined behaviour), the multi-threaded tests under TSan (data races).
+# Usage: scripts/sanitize.sh [asan] [tsan]   (both when none is named). Idempotent: reruns reuse
+# the build folders build/asan and build/tsan and ccache.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+jobs="$(nproc)"
+run() {
+  echo "+ $*"
+  "$@"
+}
+
+# A sanitizer report is a failure: the presets make UBSan abort, and these make the reports say
+# where. Leak checking is ASan's default on Linux and stays on.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}"
+
+which=("$@")
+[ ${#which[@]} -eq 0 ] && which=(asan tsan)
+
+for preset in "${which[@]}"; do
+  case "$preset" in
+    asan)
+      run cmake --preset asan
+      run cmake --build --preset asan -j "$jobs"
+      run ctest --test-dir build/asan --output-on-failure -j "$jobs"
+      ;;
+    tsan)
+      # The tsan build preset builds only the test binaries that hold `concurrency` tests.
+      run cmake --preset tsan
+      run cmake --build --preset tsan -j "$jobs"
+      run ctest --test-dir build/tsan --output-on-failure -j "$jobs" -L concurrency
+      ;;
+    *)
+      echo "unknown sanitizer preset '$preset' (expected asan or tsan)" >&2
+      exit 2
+      ;;
+  esac
+done
