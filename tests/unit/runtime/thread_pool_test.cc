@@ -18,6 +18,11 @@
 #include "kiln/support/error.h"
 #include "test_util.h"
 
+// WorksInAForkedChild starts threads in a child forked from a threaded process, as the pool does
+// on purpose. ThreadSanitizer cannot follow that and by default kills the child; this default
+// (TSAN_OPTIONS still overrides it) lets the child run, so the tsan build still checks the rest.
+extern "C" const char* __tsan_default_options() { return "die_after_fork=0"; }
+
 namespace kiln::runtime {
 namespace {
 
