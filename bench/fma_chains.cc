@@ -24,8 +24,13 @@ __attribute__((target("avx512f"))) float chainsAvx512(long iters) {
 #pragma GCC unroll 16
     for (int i = 0; i < kChains; ++i) acc[i] = _mm512_fmadd_ps(acc[i], a, b);
   }
+  // Stored and summed by hand: g++ 12's _mm512_reduce_add_ps trips its own -Wuninitialized.
+  alignas(64) float lanes[16];
   float s = 0;
-  for (int i = 0; i < kChains; ++i) s += _mm512_reduce_add_ps(acc[i]);
+  for (int i = 0; i < kChains; ++i) {
+    _mm512_store_ps(lanes, acc[i]);
+    for (float v : lanes) s += v;
+  }
   return s;
 }
 

@@ -23,7 +23,7 @@ Stmt bindVars(LowerContext& ctx, const std::vector<std::string>& hints, const In
               const std::function<Stmt(const Index&)>& body) {
   std::function<Stmt(size_t, Index)> step = [&](size_t k, Index bound) -> Stmt {
     if (k == values.size()) return body(bound);
-    std::string hint = k < hints.size() ? hints[k] : "d" + std::to_string(k);
+    std::string hint = k < hints.size() ? hints[k] : strCat("d", k);
     return bindVar(ctx, hint, values[k], [&](const Expr& v) {
       bound.push_back(v);
       return step(k + 1, bound);

@@ -58,7 +58,7 @@ KnobOverrides parseScheduleFile(const std::string& text, const std::string& path
   std::string trimmed = text.substr(std::min(text.size(), text.find_first_not_of(" \t\r\n")));
   if (!trimmed.empty() && trimmed[0] == '[') {
     Json all = Json::parse(text);
-    for (size_t i = 0; i < all.size(); ++i) records.push_back({static_cast<int>(i) + 1, all[i]});
+    for (size_t i = 0; i < all.size(); ++i) records.emplace_back(static_cast<int>(i) + 1, all[i]);
   } else {
     std::istringstream in(text);
     int line = 0;
@@ -66,7 +66,8 @@ KnobOverrides parseScheduleFile(const std::string& text, const std::string& path
       ++line;
       if (s.find_first_not_of(" \t\r") == std::string::npos) continue;
       try {
-        records.push_back({line, Json::parse(s)});
+        Json record = Json::parse(s);  // named: g++ 12 warns on a temporary variant in a pair
+        records.emplace_back(line, std::move(record));
       } catch (const Error& e) {
         throw Error(strCat("schedule file '", path, "', line ", line, ": ", e.what()));
       }

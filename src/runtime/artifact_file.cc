@@ -10,8 +10,6 @@
 #include "kiln/runtime/artifact_file.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -23,6 +21,7 @@
 #include "elf_layout.h"
 #include "kiln/support/error.h"
 #include "kiln/support/hash64.h"
+#include "kiln/support/mapped_file.h"
 
 namespace kiln::runtime {
 namespace {
@@ -37,39 +36,6 @@ std::string hex(uint64_t v) {
   os << std::hex << std::setw(16) << std::setfill('0') << v;
   return os.str();
 }
-
-// A read-only view of a whole file, never touched by the dynamic loader.
-class MappedFile {
- public:
-  explicit MappedFile(const std::string& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw Error(strCat("cannot read '", path, "': ", std::strerror(errno)));
-    struct stat st;
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-      ::close(fd);
-      throw Error(strCat("cannot read '", path, "': not a regular file"));
-    }
-    size_ = static_cast<uint64_t>(st.st_size);
-    if (size_ != 0) data_ = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-    int err = errno;
-    ::close(fd);
-    if (data_ == MAP_FAILED) {
-      data_ = nullptr;
-      throw Error(strCat("cannot read '", path, "': ", std::strerror(err)));
-    }
-  }
-  ~MappedFile() {
-    if (data_) ::munmap(data_, size_);
-  }
-  MappedFile(const MappedFile&) = delete;
-  MappedFile& operator=(const MappedFile&) = delete;
-  const unsigned char* data() const { return static_cast<const unsigned char*>(data_); }
-  uint64_t size() const { return size_; }
-
- private:
-  void* data_ = nullptr;
-  uint64_t size_ = 0;
-};
 
 struct SectionSum {
   uint32_t index = 0;

@@ -31,7 +31,12 @@ std::string floatText(double v, DataType t) {
   if (s.find_first_of(".eEn") == std::string::npos) s += ".0";  // n: nan, inf
   if (t.bits == 32) return s + "f";
   if (t.bits == 64) return s;
-  return "(" + t.str() + ")" + s;
+  // Appended piece by piece: g++ 12 reports "a + b + c" of strings here as a false -Wrestrict.
+  std::string cast = "(";
+  cast += t.str();
+  cast += ")";
+  cast += s;
+  return cast;
 }
 
 std::string shapeText(const std::vector<int64_t>& shape) {

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 
@@ -52,6 +53,34 @@ TEST(Npz, ReadsAndIsReadByNumpy) {
                       "assert (d['x'] == np.arange(12).reshape(3,4)).all(); "
                       "assert d['y'].tolist() == [True, False]";
   EXPECT_EQ(std::system(("/usr/bin/python3 -c \"" + check + "\"").c_str()), 0);
+}
+
+// numpy writes ZIP64 entries for arrays of 2 GiB and more; zipfile.ZIP64_LIMIT = 0 makes it do
+// so for small ones. Large stored arrays come back as views of the mapped file.
+TEST(Npz, ReadsZip64ArchivesAndLargeArraysWithoutCopies) {
+  std::string dir = scratchDir();
+  std::string py =
+      "import zipfile, numpy as np; zipfile.ZIP64_LIMIT = 0; "
+      "np.savez('" +
+      dir +
+      "/z64.npz', a=np.arange(10, dtype=np.float32), b=np.ones((2,3), dtype=np.int64)); "
+      "zipfile.ZIP64_LIMIT = 2**31 - 1; "
+      "np.savez('" +
+      dir + "/big.npz', big=np.arange(1 << 19, dtype=np.float32))";
+  ASSERT_EQ(std::system(("/usr/bin/python3 -c \"" + py + "\"").c_str()), 0);
+  cli::NamedArrays z64 = cli::readNpz(dir + "/z64.npz");
+  ASSERT_EQ(z64.size(), 2u);
+  EXPECT_EQ(z64[0].second.data<float>()[9], 9.0f);
+  EXPECT_EQ(z64[1].second.shape(), (runtime::Shape{2, 3}));
+  EXPECT_EQ(z64[1].second.data<int64_t>()[5], 1);
+
+  cli::NamedArrays big = cli::readNpz(dir + "/big.npz");
+  ASSERT_EQ(big.size(), 1u);
+  const float* data = big[0].second.data<float>();
+  EXPECT_EQ(data[(1 << 19) - 1], static_cast<float>((1 << 19) - 1));
+  // A view of the mapping stays valid after the file is gone; the mapping goes with the array.
+  std::remove((dir + "/big.npz").c_str());
+  EXPECT_EQ(data[12345], 12345.0f);
 }
 
 TEST(Npz, CorruptFilesAreErrors) {

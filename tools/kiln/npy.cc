@@ -166,7 +166,7 @@ class HeaderParser {
 
 }  // namespace
 
-runtime::NDArray parseNpy(const std::string& bytes, const std::string& origin) {
+NpyView parseNpyView(std::string_view bytes, const std::string& origin) {
   if (bytes.size() < 10 || bytes.compare(0, 6, kMagic) != 0) {
     throw Error(strCat(origin, ": not a .npy array (bad magic)"));
   }
@@ -185,7 +185,7 @@ runtime::NDArray parseNpy(const std::string& bytes, const std::string& origin) {
     throw Error(strCat(origin, ": .npy version ", major, " is not supported; expected 1, 2 or 3"));
   }
   if (pos + headerLen > bytes.size()) throw Error(strCat(origin, ": truncated .npy header"));
-  std::string text = bytes.substr(pos, headerLen);
+  std::string text(bytes.substr(pos, headerLen));
   Header header = HeaderParser(text, origin).parse();
   for (const auto& [key, present] : {std::pair{"descr", header.descr.has_value()},
                                      std::pair{"fortran_order", header.fortranOrder.has_value()},
@@ -213,10 +213,15 @@ runtime::NDArray parseNpy(const std::string& bytes, const std::string& origin) {
     throw Error(strCat(origin, ": .npy data is truncated: ", runtime::shapeStr(shape), " ",
                        dtype.str(), " needs ", need, " bytes, the file has ", have));
   }
-  return runtime::NDArray::fromBytes(shape, dtype, bytes.data() + pos + headerLen, need);
+  return {shape, dtype, bytes.data() + pos + headerLen, need};
 }
 
-std::string serializeNpy(const runtime::NDArray& array) {
+runtime::NDArray parseNpy(std::string_view bytes, const std::string& origin) {
+  NpyView v = parseNpyView(bytes, origin);
+  return runtime::NDArray::fromBytes(v.shape, v.dtype, v.data, v.bytes);
+}
+
+std::string npyHeader(const runtime::NDArray& array) {
   std::string shape = "(";
   for (size_t i = 0; i < array.shape().size(); ++i) {
     shape += strCat(i ? ", " : "", array.shape()[i]);
@@ -233,6 +238,11 @@ std::string serializeNpy(const runtime::NDArray& array) {
   out += static_cast<char>(header.size() & 0xff);
   out += static_cast<char>((header.size() >> 8) & 0xff);
   out += header;
+  return out;
+}
+
+std::string serializeNpy(const runtime::NDArray& array) {
+  std::string out = npyHeader(array);
   out.append(static_cast<const char*>(array.data()), array.nbytes());
   return out;
 }

@@ -5,16 +5,24 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <iterator>
 #include <map>
+#include <memory>
+#include <set>
 
+#include "kiln/runtime/dlpack.h"
 #include "kiln/support/error.h"
 #include "kiln/support/file.h"
+#include "kiln/support/mapped_file.h"
 
 namespace kiln::cli {
 namespace {
 
 constexpr uint32_t kLocalSig = 0x04034b50, kCentralSig = 0x02014b50, kEndSig = 0x06054b50;
+// ZIP64 (numpy writes it for entries of 2 GiB and more): the end record's locator and record.
+constexpr uint32_t kZip64LocatorSig = 0x07064b50, kZip64EndSig = 0x06064b50;
+constexpr uint32_t kSaturated32 = 0xffffffffu;
 
 class Reader {
  public:
@@ -22,9 +30,11 @@ class Reader {
       : b_(bytes), size_(size), path_(path) {}
   uint32_t u32(size_t at) const { return static_cast<uint32_t>(get(at, 4)); }
   uint16_t u16(size_t at) const { return static_cast<uint16_t>(get(at, 2)); }
-  std::string str(size_t at, size_t n) const {
+  uint64_t u64(size_t at) const { return get(at, 8); }
+  std::string str(size_t at, size_t n) const { return std::string(view(at, n)); }
+  std::string_view view(size_t at, size_t n) const {
     need(at, n);
-    return std::string(reinterpret_cast<const char*>(b_ + at), n);
+    return {reinterpret_cast<const char*>(b_ + at), n};
   }
   void need(size_t at, size_t n) const {
     if (at > size_ || n > size_ - at) {
@@ -45,6 +55,16 @@ class Reader {
   const std::string& path_;
 };
 
+// zlib's crc32 takes at most 4 GiB - 1 at a time.
+uint32_t crcOf(uint32_t crc, const char* data, size_t size) {
+  constexpr size_t kChunk = size_t{1} << 30;
+  for (size_t at = 0; at < size; at += kChunk) {
+    crc = static_cast<uint32_t>(crc32(crc, reinterpret_cast<const Bytef*>(data + at),
+                                      static_cast<uInt>(std::min(kChunk, size - at))));
+  }
+  return crc;
+}
+
 size_t findEndRecord(const Reader& r, const std::string& path) {
   if (r.size() >= 22) {
     for (size_t at = r.size() - 22;; --at) {
@@ -55,7 +75,7 @@ size_t findEndRecord(const Reader& r, const std::string& path) {
   throw Error(strCat("'", path, "' is not a valid .npz file: no ZIP end record found"));
 }
 
-std::string inflateEntry(const std::string& packed, size_t size, const std::string& origin) {
+std::string inflateEntry(std::string_view packed, size_t size, const std::string& origin) {
   // Deflate expands at most ~1032:1; a larger claimed size is a corrupt (or hostile) header, and
   // must not make us allocate it.
   if (size / 1032 > packed.size() + 1) {
@@ -102,32 +122,86 @@ void claimRange(ByteRanges& used, size_t start, size_t end, const std::string& o
   used.emplace(start, end);
 }
 
-std::string readEntry(const Reader& r, size_t central, ByteRanges& used,
-                      const std::string& origin) {
+// One entry's bytes: a view into the archive when stored, else the inflated copy.
+struct Entry {
+  std::string inflated;
+  std::string_view bytes;
+  bool stored = false;
+};
+
+// An entry's sizes and local header offset; a field saturated at 0xffffffff is in the entry's
+// ZIP64 extra field (id 1), which holds only the saturated ones, in this order.
+struct EntryLayout {
+  uint64_t size = 0, packedSize = 0, local = 0;
+};
+
+EntryLayout entryLayout(const Reader& r, size_t central, const std::string& origin) {
+  EntryLayout e{r.u32(central + 24), r.u32(central + 20), r.u32(central + 42)};
+  if (e.size != kSaturated32 && e.packedSize != kSaturated32 && e.local != kSaturated32) return e;
+  size_t extra = central + 46 + r.u16(central + 28), end = extra + r.u16(central + 30);
+  while (extra + 4 <= end) {
+    uint16_t id = r.u16(extra), length = r.u16(extra + 2);
+    size_t at = extra + 4, stop = at + length;
+    if (id == 1) {
+      for (uint64_t* field : {&e.size, &e.packedSize, &e.local}) {
+        if (*field != kSaturated32) continue;
+        if (at + 8 > stop) throw Error(strCat(origin, ": truncated ZIP64 extra field"));
+        *field = r.u64(at);
+        at += 8;
+      }
+      return e;
+    }
+    extra = stop;
+  }
+  throw Error(strCat(origin, ": a size or offset is 0xffffffff but there is no ZIP64 extra field"));
+}
+
+Entry readEntry(const Reader& r, size_t central, ByteRanges& used, const std::string& origin) {
   uint16_t method = r.u16(central + 10);
   uint32_t crc = r.u32(central + 16);
-  uint32_t packedSize = r.u32(central + 20), size = r.u32(central + 24);
-  uint32_t local = r.u32(central + 42);
-  if (packedSize == 0xffffffffu || size == 0xffffffffu || local == 0xffffffffu) {
-    throw Error(strCat(origin, ": ZIP64 entries (over 4 GiB) are not supported"));
-  }
-  if (r.u32(local) != kLocalSig) throw Error(strCat(origin, ": bad local header"));
-  size_t data = local + 30 + r.u16(local + 26) + r.u16(local + 28);
-  std::string packed = r.str(data, packedSize);
-  claimRange(used, local, data + packedSize, origin);
-  std::string bytes;
+  EntryLayout layout = entryLayout(r, central, origin);
+  r.need(layout.local, 30);
+  if (r.u32(layout.local) != kLocalSig) throw Error(strCat(origin, ": bad local header"));
+  size_t data = layout.local + 30 + r.u16(layout.local + 26) + r.u16(layout.local + 28);
+  std::string_view packed = r.view(data, layout.packedSize);
+  claimRange(used, layout.local, data + layout.packedSize, origin);
+  Entry e;
   if (method == 0) {
-    bytes = std::move(packed);
+    if (layout.size != layout.packedSize) {
+      throw Error(strCat(origin, ": a stored entry of ", layout.packedSize, " bytes claims ",
+                         layout.size, " uncompressed"));
+    }
+    e.bytes = packed;
+    e.stored = true;
   } else if (method == 8) {
-    bytes = inflateEntry(packed, size, origin);
+    e.inflated = inflateEntry(packed, layout.size, origin);
+    e.bytes = e.inflated;
   } else {
     throw Error(strCat(origin, ": ZIP compression method ", method,
                        " is not supported; expected stored (0) or deflate (8)"));
   }
-  uint32_t actual =
-      crc32(0, reinterpret_cast<const Bytef*>(bytes.data()), static_cast<uInt>(bytes.size()));
-  if (actual != crc) throw Error(strCat(origin, ": CRC mismatch, the file is corrupt"));
-  return bytes;
+  if (crcOf(0, e.bytes.data(), e.bytes.size()) != crc) {
+    throw Error(strCat(origin, ": CRC mismatch, the file is corrupt"));
+  }
+  return e;
+}
+
+// The central directory's entry count and offset, from the ZIP64 end record when the classic one
+// is saturated.
+std::pair<uint64_t, uint64_t> centralDirectory(const Reader& r, size_t end,
+                                               const std::string& path) {
+  uint64_t count = r.u16(end + 10), offset = r.u32(end + 16);
+  if (count != 0xffff && offset != kSaturated32) return {count, offset};
+  if (end < 20 || r.u32(end - 20) != kZip64LocatorSig) {
+    throw Error(strCat("'", path,
+                       "' is not a valid .npz file: a saturated end record without a "
+                       "ZIP64 locator"));
+  }
+  uint64_t record = r.u64(end - 20 + 8);
+  if (r.u32(record) != kZip64EndSig) {
+    throw Error(strCat("'", path, "' is not a valid .npz file: bad ZIP64 end record"));
+  }
+  return {r.u64(record + 32), r.u64(record + 48)};
 }
 
 void put16(std::string& s, uint32_t v) {
@@ -139,69 +213,124 @@ void put32(std::string& s, uint32_t v) {
   put16(s, v >> 16);
 }
 
-}  // namespace
+// Makes the array of one entry: a view of the archive's bytes, or a copy.
+using ArrayMaker = std::function<runtime::NDArray(const NpyView& v, bool stored)>;
 
-NamedArrays readNpz(const std::string& path) {
-  std::vector<uint8_t> bytes = readFile(path);
-  return parseNpz(bytes.data(), bytes.size(), path);
-}
-
-NamedArrays parseNpz(const void* data, size_t size, const std::string& path) {
+NamedArrays parseArchive(const void* data, size_t size, const std::string& path,
+                         const ArrayMaker& make) {
   Reader r(static_cast<const uint8_t*>(data), size, path);
   size_t end = findEndRecord(r, path);
-  uint16_t count = r.u16(end + 10);
-  size_t central = r.u32(end + 16);
+  auto [count, central] = centralDirectory(r, end, path);
+  // Each directory entry takes at least 46 bytes: a count beyond that is a lie, not a loop bound.
+  if (count > r.size() / 46) {
+    throw Error(strCat("'", path, "' is not a valid .npz file: ", count, " entries in ", r.size(),
+                       " bytes"));
+  }
   NamedArrays arrays;
   ByteRanges used;
-  for (uint16_t i = 0; i < count; ++i) {
+  for (uint64_t i = 0; i < count; ++i) {
     if (r.u32(central) != kCentralSig) {
       throw Error(strCat("'", path, "' is not a valid .npz file: bad central directory entry ", i));
     }
     uint16_t nameLen = r.u16(central + 28);
     std::string name = r.str(central + 46, nameLen);
     std::string origin = strCat("'", path, "' entry '", name, "'");
-    std::string payload = readEntry(r, central, used, origin);
+    Entry entry = readEntry(r, central, used, origin);
     if (name.size() > 4 && name.compare(name.size() - 4, 4, ".npy") == 0) {
       name.resize(name.size() - 4);
     }
-    arrays.emplace_back(name, parseNpy(payload, origin));
+    arrays.emplace_back(name, make(parseNpyView(entry.bytes, origin), entry.stored));
     central += 46 + nameLen + r.u16(central + 30) + r.u16(central + 32);
   }
   return arrays;
 }
 
+runtime::NDArray copyOf(const NpyView& v) {
+  return runtime::NDArray::fromBytes(v.shape, v.dtype, v.data, v.bytes);
+}
+
+// An array over bytes inside FILE's mapping, which it keeps alive (read-only memory).
+runtime::NDArray viewOf(const std::shared_ptr<MappedFile>& file, const NpyView& v) {
+  struct Owner {
+    std::shared_ptr<MappedFile> file;
+    runtime::Shape shape;
+    DLManagedTensor managed{};
+  };
+  auto* owner = new Owner{file, v.shape};
+  DLTensor& t = owner->managed.dl_tensor;
+  t.data = const_cast<char*>(v.data);
+  t.device = runtime::Device::cpu().dl();
+  t.ndim = static_cast<int32_t>(owner->shape.size());
+  t.dtype = v.dtype.dl();
+  t.shape = owner->shape.data();
+  owner->managed.manager_ctx = owner;
+  owner->managed.deleter = [](DLManagedTensor* m) { delete static_cast<Owner*>(m->manager_ctx); };
+  try {
+    return runtime::NDArray::fromDLPack(&owner->managed);
+  } catch (...) {
+    delete owner;
+    throw;
+  }
+}
+
+}  // namespace
+
+NamedArrays readNpz(const std::string& path) {
+  auto file = std::make_shared<MappedFile>(path);
+  // Small arrays are copied, so the mapping is released as soon as the large ones are.
+  constexpr size_t kViewBytes = size_t{1} << 20;
+  return parseArchive(file->data(), file->size(), path, [&](const NpyView& v, bool stored) {
+    return stored && v.bytes >= kViewBytes ? viewOf(file, v) : copyOf(v);
+  });
+}
+
+NamedArrays parseNpz(const void* data, size_t size, const std::string& path) {
+  return parseArchive(data, size, path, [](const NpyView& v, bool) { return copyOf(v); });
+}
+
 void writeNpz(const std::string& path, const NamedArrays& arrays) {
-  std::string out, directory;
+  AtomicFileWriter file(path);
+  std::string directory;
+  uint64_t offset = 0;
+  std::set<std::string> names;
   for (const auto& [name, array] : arrays) {
+    if (!names.insert(name).second) {
+      throw Error(strCat("cannot write '", path, "': two arrays are named '", name, "'"));
+    }
     std::string entry = name + ".npy";
-    std::string payload = serializeNpy(array);
-    if (payload.size() >= 0xffffffffu || out.size() >= 0xffffffffu) {
+    std::string header = npyHeader(array);
+    uint64_t payload = header.size() + array.nbytes();
+    if (payload >= 0xffffffffu || offset >= 0xffffffffu) {
       throw Error(strCat("array '", name, "' is too large for a non-ZIP64 .npz file"));
     }
-    uint32_t crc =
-        crc32(0, reinterpret_cast<const Bytef*>(payload.data()), static_cast<uInt>(payload.size()));
-    uint32_t offset = static_cast<uint32_t>(out.size());
+    uint32_t crc = crcOf(crcOf(0, header.data(), header.size()),
+                         static_cast<const char*>(array.data()), array.nbytes());
     auto common = [&](std::string& s) {
       put16(s, 20), put16(s, 0), put16(s, 0), put16(s, 0), put16(s, 0x21);  // version..date
-      put32(s, crc), put32(s, payload.size()), put32(s, payload.size());
+      put32(s, crc), put32(s, payload), put32(s, payload);
       put16(s, entry.size()), put16(s, 0);
     };
-    put32(out, kLocalSig);
-    common(out);
-    out += entry + payload;
+    std::string local;
+    put32(local, kLocalSig);
+    common(local);
+    local += entry + header;
+    file.write(local.data(), local.size());
+    file.write(array.data(), array.nbytes());
     put32(directory, kCentralSig);
     put16(directory, 20);
     common(directory);
     put16(directory, 0), put16(directory, 0), put16(directory, 0);
-    put32(directory, 0), put32(directory, offset);
+    put32(directory, 0), put32(directory, static_cast<uint32_t>(offset));
     directory += entry;
+    offset += local.size() + array.nbytes();
   }
-  uint32_t dirOffset = static_cast<uint32_t>(out.size());
-  out += directory;
-  put32(out, kEndSig);
-  put16(out, 0), put16(out, 0), put16(out, arrays.size()), put16(out, arrays.size());
-  put32(out, directory.size()), put32(out, dirOffset), put16(out, 0);
-  writeFileAtomic(path, out);
+  if (offset >= 0xffffffffu) throw Error(strCat("'", path, "' would exceed 4 GiB (ZIP64)"));
+  std::string tail = directory;
+  put32(tail, kEndSig);
+  put16(tail, 0), put16(tail, 0), put16(tail, arrays.size()), put16(tail, arrays.size());
+  put32(tail, directory.size()), put32(tail, static_cast<uint32_t>(offset)), put16(tail, 0);
+  file.write(tail.data(), tail.size());
+  file.commit();
 }
 
 }  // namespace kiln::cli

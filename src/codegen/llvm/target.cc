@@ -127,7 +127,8 @@ Target Target::host() {
     t.cpu = llvm::sys::getHostCPUName().str();
     std::vector<std::string> features;
     for (const auto& kv : llvm::sys::getHostCPUFeatures()) {
-      features.push_back((kv.getValue() ? "+" : "-") + kv.getKey().str());
+      std::string feature = kv.getValue() ? "+" : "-";
+      features.push_back(feature += kv.getKey().str());
     }
     std::sort(features.begin(), features.end(),
               [](const std::string& a, const std::string& b) { return a.substr(1) < b.substr(1); });
