@@ -14,22 +14,22 @@
 // Every allocation in the process is counted, so a test can prove run() allocates nothing: the C
 // allocators (malloc, calloc, realloc, aligned_alloc, posix_memalign, memalign) are interposed
 // here, so calls from anywhere, including the kernels of a dlopen'ed library, reach the counter;
-// operator new goes through malloc. Under AddressSanitizer, which owns malloc, its allocation
-// hook counts instead.
+// operator new goes through malloc. Under AddressSanitizer or ThreadSanitizer, which own malloc
+// (replacing it crashes them at startup), their allocation hook counts instead.
 namespace {
 std::atomic<long> gAllocations{0};
 }  // namespace
 
 #if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define KILN_TEST_ASAN 1
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define KILN_TEST_SANITIZER 1
 #endif
 #endif
-#if defined(__SANITIZE_ADDRESS__)
-#define KILN_TEST_ASAN 1
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define KILN_TEST_SANITIZER 1
 #endif
 
-#ifdef KILN_TEST_ASAN
+#ifdef KILN_TEST_SANITIZER
 // From <sanitizer/allocator_interface.h>, declared here because GCC ships no such header.
 extern "C" int __sanitizer_install_malloc_and_free_hooks(void (*mallocHook)(const volatile void*,
                                                                             size_t),
