@@ -13,6 +13,7 @@ import struct
 import subprocess
 import tempfile
 import zipfile
+import zlib
 
 import numpy as np
 import onnx
@@ -215,9 +216,31 @@ def npz_seeds():
     np.savez(out)
     put(folder, "empty.npz", out.getvalue())
     out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_BZIP2) as z:  # a method kiln refuses
-        z.writestr("x.npy", npy_bytes(np.arange(3)))
+    with zipfile.ZipFile(out, "w") as z:  # a method kiln refuses; a fixed date keeps it stable
+        z.writestr(zipfile.ZipInfo("x.npy", date_time=(2020, 1, 1, 0, 0, 0)),
+                   npy_bytes(np.arange(3)), compress_type=zipfile.ZIP_BZIP2)
     put(folder, "bzip2.npz", out.getvalue())
+    zip64 = zip64_npz("x.npy", npy_bytes(np.arange(6, dtype=np.float32).reshape(2, 3)))
+    assert np.load(io.BytesIO(zip64))["x"].shape == (2, 3)
+    put(folder, "zip64.npz", zip64)
+
+
+def zip64_npz(name, payload):
+    """A stored entry written the ZIP64 way (numpy does so from 2 GiB on): every size and offset
+    saturated, the real ones in ZIP64 extra fields, a ZIP64 end record and its locator."""
+    crc, n, full = zlib.crc32(payload), len(payload), 0xFFFFFFFF
+    fname = name.encode()
+    local = struct.pack("<IHHHHHIIIHH", 0x04034B50, 45, 0, 0, 0, 0x21, crc, full, full,
+                        len(fname), 20) + fname + struct.pack("<HHQQ", 1, 16, n, n)
+    central = struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 45, 45, 0, 0, 0, 0x21, crc, full,
+                          full, len(fname), 28, 0, 0, 0, 0, full) + fname + \
+        struct.pack("<HHQQQ", 1, 24, n, n, 0)
+    data = local + payload
+    zip64_end = struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 45, 45, 0, 0, 1, 1, len(central),
+                            len(data))
+    locator = struct.pack("<IIQI", 0x07064B50, 0, len(data) + len(central), 1)
+    end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, 0xFFFF, 0xFFFF, full, full, 0)
+    return data + central + zip64_end + locator + end
 
 
 def split_golden(path):
