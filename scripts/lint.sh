@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Checks that every C++ file is formatted (clang-format-14) and clean under the checks of the root
+# .clang-tidy (clang-tidy-14), so style and bug-prone patterns are caught in CI, not in review.
+#
+#   scripts/lint.sh [format|tidy]   both by default; non-zero exit on any finding
+#
+# Assumes build/release was configured (scripts/build.sh, or `cmake --preset release`): clang-tidy
+# reads build/release/compile_commands.json. It need not be built. Only reads the tree: safe to
+# rerun. LINT_JOBS sets the number of parallel clang-tidy processes (default 2).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root=$(pwd)
+what=${1:-all}
+jobs=${LINT_JOBS:-2}
+case "$what" in
+  all | format | tidy) ;;
+  *)
+    echo "usage: $0 [format|tidy]" >&2
+    exit 2
+    ;;
+esac
+
+failed=0
+
+if [ "$what" != tidy ]; then
+  # Every *.cc/*.h of the project (build dirs and the npm tree of tests/e2e are not ours).
+  mapfile -d '' files < <(find src include tools tests bench \
+    \( -path 'build' -o -path '*/build' -o -path '*/build-*' -o -path tests/e2e/node_modules \) -prune \
+    -o -type f \( -name '*.cc' -o -name '*.h' \) -print0 | sort -z)
+  echo "+ clang-format-14 --dry-run --Werror <${#files[@]} files of src include tools tests bench>" >&2
+  if ! printf '%s\0' "${files[@]}" | xargs -0 -n 50 clang-format-14 --dry-run --Werror; then
+    echo "lint: clang-format found unformatted files (fix: clang-format-14 -i FILE...)" >&2
+    failed=1
+  fi
+fi
+
+if [ "$what" != format ]; then
+  database=build/release/compile_commands.json
+  if [ ! -f "$database" ]; then
+    echo "lint: $database is missing; configure first: cmake --preset release" >&2
+    exit 2
+  fi
+  # The project's translation units (a file can appear more than once: fuzz corpus replays).
+  sources=$(python3 - "$database" "$root" <<'EOF'
+import json, os, sys
+database, root = sys.argv[1], sys.argv[2]
+files = set()
+for entry in json.load(open(database)):
+    path = os.path.normpath(os.path.join(entry["directory"], entry["file"]))
+    relative = os.path.relpath(path, root)
+    if relative.split(os.sep)[0] in ("src", "tools", "tests", "bench"):
+        files.add(relative)
+print("\n".join(sorted(files)))
+EOF
+  )
+  count=$(printf '%s\n' "$sources" | grep -c .)
+  # Headers are checked too, but only the project's own (not LLVM's, GoogleTest's or the system's).
+  header_filter="^${root//./\\.}/(src|include|tools|tests|bench)/"
+  output=$(mktemp)
+  trap 'rm -f "$output"' EXIT
+  status=0
+  if command -v run-clang-tidy-14 >/dev/null; then
+    # run-clang-tidy takes regexes of files; anchor each path so it names exactly one file.
+    mapfile -t patterns < <(printf '%s\n' "$sources" | sed -e 's/[.+]/\\&/g' -e "s|^|^${root//./\\.}/|" -e 's/$/$/')
+    # run-clang-tidy-14 has no -warnings-as-errors: a warning is found in its output below.
+    echo "+ run-clang-tidy-14 -p build/release -j $jobs -quiet -header-filter='$header_filter'" \
+      "<$count files of src tools tests bench>" >&2
+    run-clang-tidy-14 -clang-tidy-binary clang-tidy-14 -p build/release -j "$jobs" -quiet \
+      -header-filter="$header_filter" "${patterns[@]}" >"$output" 2>&1 || status=$?
+  else
+    echo "+ xargs -P $jobs clang-tidy-14 -p build/release --quiet --header-filter='$header_filter'" \
+      "--warnings-as-errors='*' <$count files of src tools tests bench>" >&2
+    printf '%s\n' "$sources" | xargs -P "$jobs" -n 4 clang-tidy-14 -p build/release --quiet \
+      --header-filter="$header_filter" --warnings-as-errors='*' >"$output" 2>&1 || status=$?
+  fi
+  # Any warning or error in the output fails, whatever the exit status says (run-clang-tidy-14
+  # always asks for colours: they are stripped first).
+  sed -i 's/\x1b\[[0-9;]*m//g' "$output"
+  findings=$(grep -E '(warning|error): .* \[[a-z0-9.,-]+\]$' "$output" | sort -u || true)
+  if [ "$status" -ne 0 ] || [ -n "$findings" ]; then
+    grep -v -E '^[0-9]+ (warnings?|errors?)( and [0-9]+ errors?)? generated\.$' "$output" || true
+    echo "lint: clang-tidy found $(printf '%s' "$findings" | grep -c . || true) distinct findings" \
+      "(exit status $status)" >&2
+    failed=1
+  fi
+fi
+
+if [ "$failed" -ne 0 ]; then
+  exit 1
+fi
+echo "lint: clean" >&2
