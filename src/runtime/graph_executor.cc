@@ -68,7 +68,7 @@ class GraphExecutorNode final : public ModuleNode {
   using Method = Value (*)(GraphExecutorNode&, const Args&);
 
   static const std::map<std::string, Method>& functions() {
-    static const std::map<std::string, Method> table = {
+    static const std::map<std::string, Method> kTable = {
         {"set_input", [](GraphExecutorNode& n, const Args& a) { return n.setInput(a); }},
         {"get_input", [](GraphExecutorNode& n, const Args& a) { return n.getInput(a); }},
         {"run",
@@ -111,7 +111,7 @@ class GraphExecutorNode final : public ModuleNode {
          }},
         {"share_params", [](GraphExecutorNode& n, const Args& a) { return n.shareParams(a); }},
     };
-    return table;
+    return kTable;
   }
 
   // The data pointers of every kernel's arguments, rebuilt only when parameters change.

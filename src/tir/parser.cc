@@ -16,25 +16,25 @@ namespace kiln::tir {
 namespace {
 
 const std::map<std::string, BinaryOp>& infixOps() {
-  static const std::map<std::string, BinaryOp> ops = {
+  static const std::map<std::string, BinaryOp> kOps = {
       {"+", BinaryOp::kAdd}, {"-", BinaryOp::kSub},  {"*", BinaryOp::kMul}, {"/", BinaryOp::kDiv},
       {"%", BinaryOp::kMod}, {"&&", BinaryOp::kAnd}, {"||", BinaryOp::kOr}};
-  return ops;
+  return kOps;
 }
 
 const std::map<std::string, CompareOp>& compareOps() {
-  static const std::map<std::string, CompareOp> ops = {
+  static const std::map<std::string, CompareOp> kOps = {
       {"<", CompareOp::kLT},  {"<=", CompareOp::kLE}, {">", CompareOp::kGT},
       {">=", CompareOp::kGE}, {"==", CompareOp::kEQ}, {"!=", CompareOp::kNE}};
-  return ops;
+  return kOps;
 }
 
 const std::map<std::string, BinaryOp>& namedBinaryOps() {
-  static const std::map<std::string, BinaryOp> ops = {{"floordiv", BinaryOp::kFloorDiv},
-                                                      {"floormod", BinaryOp::kFloorMod},
-                                                      {"min", BinaryOp::kMin},
-                                                      {"max", BinaryOp::kMax}};
-  return ops;
+  static const std::map<std::string, BinaryOp> kOps = {{"floordiv", BinaryOp::kFloorDiv},
+                                                       {"floormod", BinaryOp::kFloorMod},
+                                                       {"min", BinaryOp::kMin},
+                                                       {"max", BinaryOp::kMax}};
+  return kOps;
 }
 
 std::optional<Intrinsic> intrinsicNamed(const std::string& name) {

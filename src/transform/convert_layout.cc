@@ -27,14 +27,14 @@ using runtime::DataType;
 
 // Elementwise ops that map finite inputs to finite outputs: padded lanes stay harmless.
 const std::set<std::string>& unaryOps() {
-  static const std::set<std::string> ops = {"Relu", "LeakyRelu",   "Clip",      "Sigmoid",
-                                            "Tanh", "HardSigmoid", "HardSwish", "Neg",
-                                            "Abs",  "Elu",         "Selu",      "Identity"};
-  return ops;
+  static const std::set<std::string> kOps = {"Relu", "LeakyRelu",   "Clip",      "Sigmoid",
+                                             "Tanh", "HardSigmoid", "HardSwish", "Neg",
+                                             "Abs",  "Elu",         "Selu",      "Identity"};
+  return kOps;
 }
 const std::set<std::string>& binaryOps() {
-  static const std::set<std::string> ops = {"Add", "Sub", "Mul", "Max", "Min", "Div", "PRelu"};
-  return ops;
+  static const std::set<std::string> kOps = {"Add", "Sub", "Mul", "Max", "Min", "Div", "PRelu"};
+  return kOps;
 }
 
 bool isFloat32(const Value* v) { return v != nullptr && v->type.dtype == DataType::float32(); }

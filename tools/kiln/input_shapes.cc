@@ -21,21 +21,21 @@ int64_t parseDim(const std::string& text, const std::string& what) {
 }
 
 std::map<std::string, runtime::Shape> parseInputShapes(const std::string& text) {
-  static const std::regex entry(R"(\s*(\S+?):\[([0-9,\s]*)\]\s*,?)");
+  static const std::regex kEntry(R"(\s*(\S+?):\[([0-9,\s]*)\]\s*,?)");
   std::map<std::string, runtime::Shape> shapes;
   auto begin = text.cbegin();
   std::smatch m;
   while (begin != text.cend()) {
     if (std::all_of(begin, text.cend(), [](char c) { return std::isspace(c); })) break;
-    if (!std::regex_search(begin, text.cend(), m, entry, std::regex_constants::match_continuous)) {
+    if (!std::regex_search(begin, text.cend(), m, kEntry, std::regex_constants::match_continuous)) {
       throw UsageError(strCat("--input-shapes: cannot parse '", std::string(begin, text.cend()),
                               "'; expected name:[d0,d1,...] entries separated by spaces, e.g. "
                               "\"input:[1,3,224,224]\""));
     }
     runtime::Shape shape;
     std::string dims = m[2];
-    static const std::regex num("[0-9]+");
-    for (auto it = std::sregex_iterator(dims.begin(), dims.end(), num);
+    static const std::regex kNum("[0-9]+");
+    for (auto it = std::sregex_iterator(dims.begin(), dims.end(), kNum);
          it != std::sregex_iterator(); ++it) {
       shape.push_back(parseDim(it->str(), strCat("--input-shapes '", m[1].str(), "'")));
     }

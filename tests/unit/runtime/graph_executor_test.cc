@@ -44,11 +44,13 @@ void ignoreFree(const volatile void*) {}  // the sanitizer installs no hooks wit
 #include <cerrno>
 // glibc's allocator under its internal names, which it exports for replacements like this one.
 extern "C" {
+// NOLINTBEGIN(bugprone-reserved-identifier,readability-identifier-naming): glibc's own names.
 void* __libc_malloc(size_t size);
 void* __libc_calloc(size_t count, size_t size);
 void* __libc_realloc(void* p, size_t size);
 void* __libc_memalign(size_t alignment, size_t size);
 void __libc_free(void* p);
+// NOLINTEND(bugprone-reserved-identifier,readability-identifier-naming)
 
 void* malloc(size_t size) noexcept {
   ++gAllocations;
