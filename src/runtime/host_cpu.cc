@@ -15,46 +15,50 @@ const FeatureTable& queryableFeatures() {
 #if defined(__x86_64__) || defined(__i386__)
 #define KILN_CPU_FEATURE(name) \
   { name, __builtin_cpu_supports(name) != 0 }
-  static const FeatureTable table = {
-      KILN_CPU_FEATURE("sse"),
-      KILN_CPU_FEATURE("sse2"),
-      KILN_CPU_FEATURE("sse3"),
-      KILN_CPU_FEATURE("ssse3"),
-      KILN_CPU_FEATURE("sse4.1"),
-      KILN_CPU_FEATURE("sse4.2"),
-      KILN_CPU_FEATURE("popcnt"),
-      KILN_CPU_FEATURE("avx"),
-      KILN_CPU_FEATURE("avx2"),
-      KILN_CPU_FEATURE("fma"),
-      KILN_CPU_FEATURE("f16c"),
-      KILN_CPU_FEATURE("bmi"),
-      KILN_CPU_FEATURE("bmi2"),
-      KILN_CPU_FEATURE("gfni"),
-      KILN_CPU_FEATURE("vaes"),
-      KILN_CPU_FEATURE("vpclmulqdq"),
-      KILN_CPU_FEATURE("avx512f"),
-      KILN_CPU_FEATURE("avx512vl"),
-      KILN_CPU_FEATURE("avx512bw"),
-      KILN_CPU_FEATURE("avx512dq"),
-      KILN_CPU_FEATURE("avx512cd"),
-      KILN_CPU_FEATURE("avx512vbmi"),
-      KILN_CPU_FEATURE("avx512vbmi2"),
-      KILN_CPU_FEATURE("avx512ifma"),
-      KILN_CPU_FEATURE("avx512vnni"),
-      KILN_CPU_FEATURE("avx512bitalg"),
-      KILN_CPU_FEATURE("avx512vpopcntdq"),
-      KILN_CPU_FEATURE("avx512bf16"),
-      KILN_CPU_FEATURE("avx512fp16"),
-      KILN_CPU_FEATURE("avxvnni"),
-      KILN_CPU_FEATURE("amx-tile"),
-      KILN_CPU_FEATURE("amx-bf16"),
-      KILN_CPU_FEATURE("amx-int8"),
+  static const FeatureTable kTable = {
+    KILN_CPU_FEATURE("sse"),
+    KILN_CPU_FEATURE("sse2"),
+    KILN_CPU_FEATURE("sse3"),
+    KILN_CPU_FEATURE("ssse3"),
+    KILN_CPU_FEATURE("sse4.1"),
+    KILN_CPU_FEATURE("sse4.2"),
+    KILN_CPU_FEATURE("popcnt"),
+    KILN_CPU_FEATURE("avx"),
+    KILN_CPU_FEATURE("avx2"),
+    KILN_CPU_FEATURE("fma"),
+    KILN_CPU_FEATURE("bmi"),
+    KILN_CPU_FEATURE("bmi2"),
+    KILN_CPU_FEATURE("gfni"),
+    KILN_CPU_FEATURE("vpclmulqdq"),
+    KILN_CPU_FEATURE("avx512f"),
+    KILN_CPU_FEATURE("avx512vl"),
+    KILN_CPU_FEATURE("avx512bw"),
+    KILN_CPU_FEATURE("avx512dq"),
+    KILN_CPU_FEATURE("avx512cd"),
+    KILN_CPU_FEATURE("avx512vbmi"),
+    KILN_CPU_FEATURE("avx512vbmi2"),
+    KILN_CPU_FEATURE("avx512ifma"),
+    KILN_CPU_FEATURE("avx512vnni"),
+    KILN_CPU_FEATURE("avx512bitalg"),
+    KILN_CPU_FEATURE("avx512vpopcntdq"),
+    KILN_CPU_FEATURE("avx512bf16"),
+#if !defined(__clang__) || __clang_major__ > 14
+    // Names clang 14 rejects in __builtin_cpu_supports (gcc and clang 19 take them); a feature
+    // missing from the table is not checked, so a clang-14 build just checks fewer.
+    KILN_CPU_FEATURE("f16c"),
+    KILN_CPU_FEATURE("vaes"),
+    KILN_CPU_FEATURE("avx512fp16"),
+    KILN_CPU_FEATURE("avxvnni"),
+    KILN_CPU_FEATURE("amx-tile"),
+    KILN_CPU_FEATURE("amx-bf16"),
+    KILN_CPU_FEATURE("amx-int8"),
+#endif
   };
 #undef KILN_CPU_FEATURE
 #else
-  static const FeatureTable table;
+  static const FeatureTable kTable;
 #endif
-  return table;
+  return kTable;
 }
 
 std::string archOfTriple(const std::string& triple) {

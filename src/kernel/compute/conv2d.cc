@@ -195,8 +195,9 @@ struct ConvKernel {
     auto [first, end] = interior(s.x);
     int64_t full = (end - first) / width, rem = (end - first) % width;
     if (first > 0) parts.push_back(edgeColumns(k, 0, first, allRows));
+    int64_t start = first;  // a copy: capturing a structured binding needs clang 16
     parts.push_back(loop(ctx, "owb", full, ForKind::kSerial, [&](const Expr& b) {
-      return columns(k, intImm(first) + b * intImm(width), width, width, false, allRows);
+      return columns(k, intImm(start) + b * intImm(width), width, width, false, allRows);
     }));
     if (rem > 0 && full > 0) {
       // The last tile overlaps the previous one: recomputing a few columns beats a narrow tile.
