@@ -66,7 +66,8 @@ int chooseDwconvRows(const TargetModel& t, int64_t width, int64_t kw, int64_t sx
   int cap = static_cast<int>(
       std::clamp<int64_t>(std::min<int64_t>(16, regs), 1, std::max<int64_t>(1, width)));
   for (int mr = 1; mr <= cap; ++mr) {
-    double c = static_cast<double>(width / mr) * dwconvRowCycles(t, mr, kw, sx);
+    int64_t fullTiles = width / mr;
+    double c = static_cast<double>(fullTiles) * dwconvRowCycles(t, mr, kw, sx);
     if (width % mr != 0) c += dwconvRowCycles(t, static_cast<int>(width % mr), kw, sx);
     if (bestCycles < 0 || c < bestCycles - 1e-9 || (c <= bestCycles + 1e-9 && mr > best)) {
       bestCycles = c;

@@ -67,8 +67,10 @@ double binaryLane(BinaryOp op, DataType t, double a, double b) {
       return static_cast<double>(x - y);
     case BinaryOp::kMul:
       return static_cast<double>(x * y);
-    case BinaryOp::kDiv:
-      return static_cast<double>(x / y);
+    case BinaryOp::kDiv: {
+      int64_t quotient = x / y;  // truncating, as the loop IR's integer division is
+      return static_cast<double>(quotient);
+    }
     case BinaryOp::kMod:
       return static_cast<double>(x % y);
     case BinaryOp::kFloorDiv:

@@ -1,4 +1,5 @@
 // The `kiln` command line: compile, run and inspect models.
+#include <cstdio>
 #include <iostream>
 #include <new>
 
@@ -14,9 +15,8 @@ int failureCode(const CLI::App& app) {
   return app.got_subcommand("compile") ? kiln::cli::kExitCompile : kiln::cli::kExitRuntime;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// Parses the command line and runs the subcommand; an error becomes a message and an exit status.
+int runCommandLine(int argc, char** argv) {
   using namespace kiln::cli;
   // An interrupted compile or run leaves no temporary files or folders behind.
   kiln::removeTempPathsOnSignals();
@@ -46,4 +46,19 @@ int main(int argc, char** argv) {
     return kExitInternal;
   }
   return kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return runCommandLine(argc, argv);
+  } catch (const std::exception& e) {
+    // Setting up the command line or reporting an error failed: nothing may escape main.
+    std::fprintf(stderr, "internal error (a bug in kiln, please report it): %s\n", e.what());
+    return kiln::cli::kExitInternal;
+  } catch (...) {
+    std::fputs("internal error (a bug in kiln, please report it): unknown exception\n", stderr);
+    return kiln::cli::kExitInternal;
+  }
 }

@@ -18,8 +18,8 @@ namespace kiln::kernel {
 // that each holds at most kMaxLocalBufferBytes, and all local buffers of one kernel together at
 // most kMaxLocalBytesPerKernel (codegen places them all in the entry block, so they are live at
 // once; pool threads have 8 MiB stacks, this keeps a wide margin). lowerGroup checks both.
-inline constexpr int64_t kMaxLocalBufferBytes = 128 * 1024;
-inline constexpr int64_t kMaxLocalBytesPerKernel = 192 * 1024;
+inline constexpr int64_t kMaxLocalBufferBytes = int64_t{128} * 1024;
+inline constexpr int64_t kMaxLocalBytesPerKernel = int64_t{192} * 1024;
 
 // Knob overrides: workload key -> knob name -> value. The workload "*" applies to every kernel.
 using KnobOverrides = std::map<std::string, std::map<std::string, int64_t>>;

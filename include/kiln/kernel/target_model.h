@@ -21,15 +21,16 @@ struct TargetModel {
   // broadcast register); without it (NEON's by-element FMA) each tile row's A value occupies a
   // register of its own.
   bool broadcastFromMemory = true;
-  int64_t l2Bytes = 1024 * 1024;  // per core: bounds the packed weights a GEMM streams per K block
+  // L2 cache per core: bounds the packed weights a GEMM streams per K block.
+  int64_t l2Bytes = int64_t{1024} * 1024;
 
   // Accumulators in flight needed to keep every FMA unit busy despite the FMA latency.
   int minAccumulators() const { return fmaPerCycle * fmaLatency; }
 
   static TargetModel avx512() { return {}; }
-  static TargetModel avx2() { return {"avx2", 8, 16, 2, 4, 2, true, 256 * 1024}; }
-  static TargetModel neon() { return {"neon", 4, 32, 2, 4, 2, false, 1024 * 1024}; }
-  static TargetModel scalar() { return {"scalar", 1, 16, 1, 4, 1, true, 256 * 1024}; }
+  static TargetModel avx2() { return {"avx2", 8, 16, 2, 4, 2, true, int64_t{256} * 1024}; }
+  static TargetModel neon() { return {"neon", 4, 32, 2, 4, 2, false, int64_t{1024} * 1024}; }
+  static TargetModel scalar() { return {"scalar", 1, 16, 1, 4, 1, true, int64_t{256} * 1024}; }
 };
 
 }  // namespace kiln::kernel

@@ -32,7 +32,7 @@ struct ModuleState {
 };
 
 // Local buffers larger than this live on the heap: pool threads have small stacks.
-constexpr int64_t kMaxStackBufferBytes = 256 * 1024;
+constexpr int64_t kMaxStackBufferBytes = int64_t{256} * 1024;
 // Status a kernel returns when a heap buffer cannot be allocated.
 constexpr int32_t kOutOfMemoryStatus = -1;
 

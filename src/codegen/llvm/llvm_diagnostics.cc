@@ -26,8 +26,11 @@ void LlvmDiagnostics::attach(llvm::LLVMContext& ctx) {
 
 // Remarks and notes are dropped.
 void LlvmDiagnostics::record(int severity, std::string text) {
-  if (severity == llvm::DS_Error) errors_.push_back(std::move(text));
-  if (severity == llvm::DS_Warning) warnings_.push_back(std::move(text));
+  if (severity == llvm::DS_Error) {
+    errors_.push_back(std::move(text));
+  } else if (severity == llvm::DS_Warning) {
+    warnings_.push_back(std::move(text));
+  }
 }
 
 void LlvmDiagnostics::throwIfErrors(const std::string& what) const {

@@ -137,10 +137,10 @@ Outputs evalCast(const Node& node, const std::vector<TensorType>& out) {
   bool fromFloat = ops::isFloatType(from);
   bool toFloat = ops::isFloatType(to);
   for (int64_t i = 0; i < a.numel(); ++i) {
-    if (fromFloat) {
-      storeDouble(result, i, loadDouble(a, i));  // to an integer: truncates, saturating
-    } else if (toFloat && from.isUInt() && from.bits == 64) {
-      storeDouble(result, i, loadDouble(a, i));  // above INT64_MAX loadInt would wrap
+    // Through double from a float (to an integer: truncates, saturating) and from uint64 to a
+    // float (above INT64_MAX loadInt would wrap).
+    if (fromFloat || (toFloat && from.isUInt() && from.bits == 64)) {
+      storeDouble(result, i, loadDouble(a, i));
     } else {
       storeInt(result, i, loadInt(a, i));
     }

@@ -61,7 +61,7 @@ TEST(Reduction, UnrolledMatchesScalarReference) {
 
 TEST(Reduction, LargeAccumulatorGoesToTheHeap) {
   // A 1 MiB local buffer (above the stack limit): out[k] = 2 * x[k] through it.
-  constexpr int64_t kN = 256 * 1024;
+  constexpr int64_t kN = int64_t{256} * 1024;
   Buffer x = makeBuffer("x", DataType::float32(), {kN});
   Buffer out = makeBuffer("out", DataType::float32(), {kN});
   Buffer tmp = makeBuffer("tmp", DataType::float32(), {kN});

@@ -84,6 +84,7 @@ std::vector<TestKernel> mixedKernels() {
 
 std::vector<PrimFunc> funcsOf(const std::vector<TestKernel>& kernels) {
   std::vector<PrimFunc> funcs;
+  funcs.reserve(kernels.size());
   for (const TestKernel& k : kernels) funcs.push_back(k.func);
   return funcs;
 }
@@ -120,6 +121,7 @@ TEST(ShardedBuild, OneAndThreeThreadsComputeIdenticalResults) {
   std::vector<std::vector<float>> got = runAll(sharded, kernels, &shardedLaunches);
   for (size_t k = 0; k < kernels.size(); ++k) {
     // The same IR through the same pipeline: not merely close, bit for bit the same.
+    // NOLINTNEXTLINE(bugprone-suspicious-memory-comparison): the bits are compared, as meant.
     EXPECT_EQ(std::memcmp(want[k].data(), got[k].data(), kSize * sizeof(float)), 0)
         << kernels[k].func.name;
   }

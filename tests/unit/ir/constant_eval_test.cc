@@ -28,7 +28,7 @@ class ConstantEvalTest : public ::testing::Test {
     return (*r)[0];
   }
   Value* c(NDArray a) { return t.constant(std::move(a)); }
-  Value* ints(std::vector<int64_t> v) { return t.ints(v); }
+  Value* ints(const std::vector<int64_t>& v) { return t.ints(v); }
   OneNode t;
 };
 
@@ -100,7 +100,7 @@ TEST_F(ConstantEvalTest, Concat) {
 
 TEST_F(ConstantEvalTest, SliceWithStepsAndClamping) {
   std::vector<int64_t> data(10);
-  for (int i = 0; i < 10; ++i) data[static_cast<size_t>(i)] = i * 10;
+  for (int64_t i = 0; i < 10; ++i) data[static_cast<size_t>(i)] = i * 10;
   Value* d = c(int64Array({10}, data));
   EXPECT_EQ(values<int64_t>(eval("Slice", {d, ints({8}), ints({1}), ints({0}), ints({-3})})),
             (std::vector<int64_t>{80, 50, 20}));

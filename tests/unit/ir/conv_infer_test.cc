@@ -173,8 +173,9 @@ TEST(PoolInferTest, RandomConfigsMatchBruteForce) {
       strides.push_back(pick(1, 3));
       dilations.push_back(isMax ? pick(1, 2) : 1);
       // ONNX requires pads smaller than the kernel.
-      pads[static_cast<size_t>(i)] = pick(0, static_cast<int>(kernel.back()) - 1);
-      pads[static_cast<size_t>(spatial + i)] = pick(0, static_cast<int>(kernel.back()) - 1);
+      auto axis = static_cast<size_t>(i);
+      pads[axis] = pick(0, static_cast<int>(kernel.back()) - 1);
+      pads[static_cast<size_t>(spatial) + axis] = pick(0, static_cast<int>(kernel.back()) - 1);
       in.push_back(pick(static_cast<int>((kernel.back() - 1) * dilations.back() + 1), 16));
     }
     Shape x = {2, 3};

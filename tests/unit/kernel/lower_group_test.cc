@@ -238,9 +238,9 @@ TEST(LowerGroupNumeric, MatMulWithRaggedTilesMatchesDefinition) {
     %y = MatMul(%a, %b)
     return %y
   })");
-  Storage a = randomStorage(6 * 37, 3);
+  Storage a = randomStorage(size_t{6} * 37, 3);
   Storage b = testing::toStorage(*g->findValue("b")->constant);
-  Storage want(6 * 45);
+  Storage want(size_t{6} * 45);
   for (int i = 0; i < 6; ++i)
     for (int j = 0; j < 45; ++j) {
       double s = 0;

@@ -47,7 +47,7 @@ TEST(Schedule, OverridesChangeTheKernelButNotItsResults) {
   auto g = ir::parseGraph(kMatmul);
   std::mt19937 rng(5);
   std::uniform_real_distribution<double> d(-1, 1);
-  testing::Storage a(7 * 12);
+  testing::Storage a(size_t{7} * 12);
   for (double& v : a) v = static_cast<float>(d(rng));
   ScheduleConfig base;
   LoweredKernel k0 = lowerGroup(groupsOf(*g)[0], "k", base);

@@ -68,7 +68,7 @@ TEST(NDArray, FromBytesChecksTheSize) {
 
 TEST(NDArray, CopiesShareStorageAndCloneDoesNot) {
   NDArray a = iota({4});
-  NDArray b = a;
+  NDArray b = a;  // NOLINT(performance-unnecessary-copy-initialization): the copy is under test
   EXPECT_TRUE(a.sameAs(b));
   b.data<float>()[0] = 42;
   EXPECT_EQ(a.data<float>()[0], 42);
@@ -80,7 +80,7 @@ TEST(NDArray, CopiesShareStorageAndCloneDoesNot) {
 
 TEST(NDArray, ViewsShareStorageAtAnOffset) {
   NDArray base = iota({4, 4});
-  NDArray row2 = base.view({4}, DataType::float32(), 2 * 4 * sizeof(float));
+  NDArray row2 = base.view({4}, DataType::float32(), sizeof(float) * 2 * 4);
   EXPECT_EQ(row2.data<float>()[0], 8.0f);
   row2.data<float>()[3] = 100;
   EXPECT_EQ(base.data<float>()[11], 100.0f);

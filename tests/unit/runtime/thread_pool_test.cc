@@ -21,6 +21,7 @@
 // WorksInAForkedChild starts threads in a child forked from a threaded process, as the pool does
 // on purpose. ThreadSanitizer cannot follow that and by default kills the child; this default
 // (TSAN_OPTIONS still overrides it) lets the child run, so the tsan build still checks the rest.
+// NOLINTNEXTLINE(bugprone-reserved-identifier,readability-identifier-naming): TSan's name.
 extern "C" const char* __tsan_default_options() { return "die_after_fork=0"; }
 
 namespace kiln::runtime {
@@ -62,7 +63,7 @@ TEST_F(ThreadPoolTest, CoversEveryIndexExactlyOnce) {
         ASSERT_EQ(hits[static_cast<size_t>(i)].load(), 1) << threads << " " << extent << " " << i;
       }
       // A few chunks per thread (so uneven work balances), never more than 8 per thread.
-      EXPECT_LE(chunks.load(), std::min<int64_t>(extent, 8 * threads));
+      EXPECT_LE(chunks.load(), std::min<int64_t>(extent, int64_t{8} * threads));
       if (extent == 0) {
         EXPECT_EQ(chunks.load(), 0);
       }
