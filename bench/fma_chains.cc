@@ -95,6 +95,7 @@ double measurePeak(const Isa& isa, int threads, double seconds) {
   std::atomic<int> ready{0};
   std::vector<double> elapsed(static_cast<size_t>(threads));
   std::vector<std::thread> pool;
+  pool.reserve(static_cast<size_t>(threads));
   for (int t = 0; t < threads; ++t) {
     pool.emplace_back([&, t] {
       ready.fetch_add(1);

@@ -18,6 +18,7 @@ std::vector<ir::Pass> buildPipeline(int optLevel, int64_t lanes) {
   }
   if (optLevel >= 3) names.insert(names.end(), {"fuse-ops", "concat-in-place"});
   std::vector<ir::Pass> passes;
+  passes.reserve(names.size());
   for (const std::string& name : names) passes.push_back(transform::findPass(name, lanes));
   return passes;
 }

@@ -134,6 +134,7 @@ std::vector<TensorType> inferredOutputTypes(const Node& node) {
   for (Value& v : outs) scratch.outputs.push_back(&v);
   inferTypes(scratch);
   std::vector<TensorType> types;
+  types.reserve(outs.size());
   for (const Value& v : outs) types.push_back(v.type);
   return types;
 }

@@ -483,10 +483,12 @@ class Parser {
     expect(']', "to end a list");
     if (anyFloat) {
       std::vector<double> floats;
+      floats.reserve(numbers.size());
       for (const Number& n : numbers) floats.push_back(toFloat<double>(n));
       return floats;
     }
     std::vector<int64_t> ints;
+    ints.reserve(numbers.size());
     for (const Number& n : numbers) ints.push_back(toInt(n, "an integer"));
     return ints;
   }
@@ -606,6 +608,7 @@ class Parser {
       group = static_cast<int>(g);
     }
     std::vector<std::string> outNames;
+    outNames.reserve(defs.size());
     for (const Def& d : defs) outNames.push_back(d.name);
     Node* node = graph_->addNode(op, name, inputs, outNames, std::move(attrs));
     node->group = group;

@@ -106,6 +106,7 @@ class Planner {
       }
     }
     std::vector<Interval> intervals;
+    intervals.reserve(order.size());
     for (const ir::Value* v : order) intervals.push_back({v, start[v], end[v]});
     return intervals;  // ORDER is by first production, so by start
   }

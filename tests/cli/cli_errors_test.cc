@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "cli_harness.h"
+#include "kiln/support/error.h"
 #include "kiln/support/file.h"
 
 namespace kiln::test {
@@ -49,7 +50,7 @@ TEST(CliErrors, TruncatedOnnxFile) {
   for (size_t cut : {model.size() / 3, model.size() / 2, model.size() - 5}) {
     std::string path = dir + "/cut.onnx";
     writeBytes(path, std::string(model.begin(), model.begin() + static_cast<long>(cut)));
-    CommandResult r = runKiln("compile " + path + " -o " + dir + "/x.so");
+    CommandResult r = runKiln(strCat("compile ", path, " -o ", dir, "/x.so"));
     EXPECT_NE(r.exitCode, 0) << "cut at " << cut;
     EXPECT_NE(r.output.find("error:"), std::string::npos) << r.output;
     EXPECT_EQ(r.output.find("internal error"), std::string::npos) << r.output;

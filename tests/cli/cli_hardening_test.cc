@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "cli_harness.h"
+#include "kiln/support/error.h"
 #include "kiln/support/file.h"
 #include "npz.h"
 
@@ -109,8 +110,8 @@ TEST(CliHardening, ConcurrentWritersOfOneOutputBothSucceed) {
   std::string out = dir + "/shared.npz";
   for (int round = 0; round < 5; ++round) {
     CommandResult a, b;
-    std::thread other([&] { b = runKiln("run " + so + " --seed 1 --outputs " + out); });
-    a = runKiln("run " + so + " --seed 2 --outputs " + out);
+    std::thread other([&] { b = runKiln(strCat("run ", so, " --seed 1 --outputs ", out)); });
+    a = runKiln(strCat("run ", so, " --seed 2 --outputs ", out));
     other.join();
     EXPECT_EQ(a.exitCode, 0) << a.output;
     EXPECT_EQ(b.exitCode, 0) << b.output;
@@ -159,7 +160,7 @@ TEST(CliHardening, BadCountsAreUsageErrorsBeforeAnythingIsWritten) {
   std::string so = compileRelu(dir);
   for (const std::string& args :
        {std::string("--repeat 0"), std::string("--number -2"), std::string("--print-top -1")}) {
-    CommandResult r = runKiln("run " + so + " --outputs " + dir + "/o.npz " + args);
+    CommandResult r = runKiln(strCat("run ", so, " --outputs ", dir, "/o.npz ", args));
     EXPECT_EQ(r.exitCode, kUsage) << args << ": " << r.output;
     EXPECT_FALSE(fs::exists(dir + "/o.npz")) << args;
   }
@@ -225,7 +226,7 @@ TEST(CliHardening, OutOfRangeGatherIndicesFailTheRun) {
     indices.data<int64_t>()[2] = -1;
     cli::writeNpz(dir + "/in.npz", {{"data", data}, {"indices", indices}});
     CommandResult r =
-        runKiln("run " + so + " --inputs " + dir + "/in.npz --outputs " + dir + "/out.npz");
+        runKiln(strCat("run ", so, " --inputs ", dir, "/in.npz --outputs ", dir, "/out.npz"));
     EXPECT_EQ(r.exitCode, kRuntime) << bad << ": " << r.output;
     EXPECT_TRUE(has(r, "kernel 'Gather_0'")) << r.output;
     EXPECT_TRUE(has(r, "outside the axis it indexes")) << r.output;

@@ -7,6 +7,7 @@
 
 #include "cli_harness.h"
 #include "kiln/frontend/onnx/tensor_proto.h"
+#include "kiln/support/error.h"
 #include "kiln/support/json.h"
 #include "npz.h"
 
@@ -27,10 +28,10 @@ TEST(CliRun, TensorProtoFoldersMatchOnnxTestData) {
   for (const char* name : {"test_relu", "test_add_bcast", "test_conv_with_strides_padding"}) {
     std::string data = nodeTestDir(name);
     std::string so = dir + "/" + name + ".so";
-    CommandResult r = runKiln("compile " + data + "/model.onnx -o " + so);
+    CommandResult r = runKiln(strCat("compile ", data, "/model.onnx -o ", so));
     ASSERT_EQ(r.exitCode, 0) << r.output;
     std::string out = dir + "/" + name + "_out";
-    r = runKiln("run " + so + " --inputs " + data + "/test_data_set_0 --outputs " + out);
+    r = runKiln(strCat("run ", so, " --inputs ", data, "/test_data_set_0 --outputs ", out));
     ASSERT_EQ(r.exitCode, 0) << r.output;
     runtime::NDArray got = frontend::onnx::loadTensorProto(out + "/output_0.pb");
     runtime::NDArray want = frontend::onnx::loadTensorProto(data + "/test_data_set_0/output_0.pb");

@@ -15,6 +15,7 @@ namespace {
 
 std::vector<std::string> names(const std::vector<const Value*>& values) {
   std::vector<std::string> out;
+  out.reserve(values.size());
   for (const Value* v : values) out.push_back(v->name);
   return out;
 }

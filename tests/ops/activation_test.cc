@@ -133,7 +133,7 @@ TEST(Activation, PReluBroadcastsItsSlope) {
   checkAtAllLevels([](OpGraph& g) {
     HostTensor x = randomTensor({2, 3, 4, 5}, 9, -3, 3);
     uint32_t seed = 10;
-    for (Shape s : {Shape{3, 1, 1}, Shape{5}, Shape{1}, Shape{2, 3, 4, 5}}) {
+    for (const Shape& s : {Shape{3, 1, 1}, Shape{5}, Shape{1}, Shape{2, 3, 4, 5}}) {
       HostTensor slope = randomTensor(s, seed++, -1, 1);
       g.expect(g.node("PRelu", {g.input(x), g.constant(slope)}),
                refBinary(x, slope, [](double v, double a) { return v < 0 ? a * v : v; }),

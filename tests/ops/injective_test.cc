@@ -44,9 +44,9 @@ TEST(Injective, Slice) {
     struct Case {
       Dims starts, ends, axes, steps;
     };
-    for (Case c : {Case{{1}, {4}, {0}, {1}}, Case{{0, 2}, {7, -1}, {1, 2}, {2, 1}},
-                   Case{{-1}, {-100}, {2}, {-1}}, Case{{5, 6}, {0, 1}, {0, 1}, {-2, -3}},
-                   Case{{2}, {1000}, {-1}, {3}}}) {
+    for (const Case& c : {Case{{1}, {4}, {0}, {1}}, Case{{0, 2}, {7, -1}, {1, 2}, {2, 1}},
+                          Case{{-1}, {-100}, {2}, {-1}}, Case{{5, 6}, {0, 1}, {0, 1}, {-2, -3}},
+                          Case{{2}, {1000}, {-1}, {3}}}) {
       auto toH = [](const Dims& d) { return int64s(std::vector<double>(d.begin(), d.end())); };
       ir::Value* y =
           g.node("Slice", {g.input(x), g.constant(toH(c.starts)), g.constant(toH(c.ends)),

@@ -12,7 +12,7 @@ TEST(Gemm, TransposesAlphaBetaAndBias) {
     uint32_t seed = 1;
     for (int ta = 0; ta < 2; ++ta)
       for (int tb = 0; tb < 2; ++tb)
-        for (Shape cs : {Shape{}, Shape{1}, Shape{7}, Shape{5, 1}, Shape{5, 7}}) {
+        for (const Shape& cs : {Shape{}, Shape{1}, Shape{7}, Shape{5, 1}, Shape{5, 7}}) {
           int64_t m = 5, k = 9, n = 7;
           HostTensor a = randomTensor(ta ? Shape{k, m} : Shape{m, k}, seed++);
           HostTensor b = randomTensor(tb ? Shape{n, k} : Shape{k, n}, seed++);
@@ -47,7 +47,7 @@ TEST(MatMul, BatchBroadcastingAndVectors) {
       Shape a, b;
     };
     uint32_t seed = 50;
-    for (Case c :
+    for (const Case& c :
          {Case{{4, 6}, {6, 5}}, Case{{2, 3, 4, 6}, {6, 5}}, Case{{3, 4, 6}, {3, 6, 5}},
           Case{{2, 1, 4, 6}, {3, 6, 5}}, Case{{6}, {6, 5}}, Case{{4, 6}, {6}}, Case{{6}, {6}},
           Case{{2, 4, 6}, {6}}, Case{{1, 40, 33}, {33, 70}}, Case{{17, 64}, {64, 1}}}) {
@@ -69,7 +69,7 @@ TEST(MatMul, ConstantRightHandSideOfAnySize) {
       Shape a, b;
     };
     uint32_t seed = 80;
-    for (Case c :
+    for (const Case& c :
          {Case{{197, 192}, {192, 768}}, Case{{1, 129, 64}, {64, 129}}, Case{{2, 3, 17}, {17, 33}},
           Case{{5}, {5, 40}}, Case{{128, 1, 24}, {24, 7}}, Case{{3, 300}, {300, 1}}}) {
       HostTensor a = randomTensor(c.a, seed++);

@@ -130,6 +130,7 @@ std::vector<ir::Value*> OpGraph::nodeOutputs(const std::string& op,
                                              int numOutputs) {
   std::string name = op + std::to_string(counter_++);
   std::vector<std::string> outNames;
+  outNames.reserve(static_cast<size_t>(numOutputs));
   for (int i = 0; i < numOutputs; ++i) outNames.push_back(name + "_out" + std::to_string(i));
   ir::Node* n = graph_->addNode(op, name, inputs, outNames, std::move(attrs));
   ir::inferTypes(*n);

@@ -11,7 +11,7 @@ namespace {
 TEST(Softmax, EveryAxis) {
   checkAtAllLevels([](OpGraph& g) {
     uint32_t seed = 1;
-    for (Shape s : {Shape{2, 3, 4, 5}, Shape{3, 1000}, Shape{7}, Shape{2, 70, 3}}) {
+    for (const Shape& s : {Shape{2, 3, 4, 5}, Shape{3, 1000}, Shape{7}, Shape{2, 70, 3}}) {
       auto rank = static_cast<int64_t>(s.size());
       for (int64_t axis = -1; axis < rank; ++axis) {
         HostTensor x = randomTensor(s, seed++, -4.0, 4.0);
@@ -25,7 +25,7 @@ TEST(Softmax, EveryAxis) {
 TEST(LogSoftmax, EveryAxis) {
   checkAtAllLevels([](OpGraph& g) {
     uint32_t seed = 100;
-    for (Shape s : {Shape{2, 3, 4, 5}, Shape{3, 500}}) {
+    for (const Shape& s : {Shape{2, 3, 4, 5}, Shape{3, 500}}) {
       auto rank = static_cast<int64_t>(s.size());
       for (int64_t axis = -1; axis < rank; ++axis) {
         HostTensor x = randomTensor(s, seed++, -4.0, 4.0);
@@ -73,7 +73,7 @@ TEST(Reduce, AxesAndKeepDims) {
 
 TEST(BatchNormalization, PerChannel) {
   checkAtAllLevels([](OpGraph& g) {
-    for (Shape s : {Shape{2, 3, 5, 4}, Shape{4, 6}, Shape{1, 16, 9}}) {
+    for (const Shape& s : {Shape{2, 3, 5, 4}, Shape{4, 6}, Shape{1, 16, 9}}) {
       int64_t c = s[1];
       HostTensor x = randomTensor(s, 1);
       HostTensor scale = randomTensor({c}, 2), bias = randomTensor({c}, 3);

@@ -51,6 +51,7 @@ Shape broadcastShapes(const std::vector<Shape>& shapes) {
 HostTensor refNary(const std::vector<const HostTensor*>& ins,
                    const std::function<double(const std::vector<double>&)>& f, DataType outType) {
   std::vector<Shape> shapes;
+  shapes.reserve(ins.size());
   for (const HostTensor* t : ins) shapes.push_back(t->shape);
   Shape out = broadcastShapes(shapes);
   HostTensor y = zeros(out, outType);

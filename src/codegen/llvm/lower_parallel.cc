@@ -22,6 +22,7 @@ void FunctionLowering::lowerParallelFor(const tir::StmtNode& s) {
   for (const tir::Buffer& buffer : fv.buffers) fields.push_back(lookupBuffer(buffer.get()));
   for (const std::string& name : fv.vars) fields.push_back(lookupVar(name));
   std::vector<llvm::Type*> types;
+  types.reserve(fields.size());
   for (llvm::Value* v : fields) types.push_back(v->getType());
   auto* closureType = llvm::StructType::get(ctx_, types);
   llvm::Function* body = outlineParallelBody(s, fv, closureType);

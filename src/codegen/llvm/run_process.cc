@@ -21,6 +21,7 @@ namespace kiln::codegen {
 ProcessResult runProcess(const std::vector<std::string>& argv, const std::string& logPath) {
   KILN_CHECK(!argv.empty(), "runProcess without a program");
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
 
@@ -56,7 +57,7 @@ std::string findProgram(const std::string& program) {
   std::istringstream dirs(path != nullptr ? path : "/usr/bin:/bin");
   for (std::string dir; std::getline(dirs, dir, ':');) {
     if (dir.empty()) continue;
-    std::string candidate = dir + "/" + program;
+    std::string candidate = strCat(dir, "/", program);
     if (access(candidate.c_str(), X_OK) == 0) return candidate;
   }
   return "";

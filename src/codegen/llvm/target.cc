@@ -46,9 +46,9 @@ std::vector<std::string> splitList(const std::string& text, char sep) {
 // "avx2,-fma" -> "+avx2,-fma": LLVM wants an explicit sign on each feature.
 std::string normalizeFeatures(const std::string& text) {
   std::string out;
-  for (std::string f : splitList(text, ',')) {
-    if (f[0] != '+' && f[0] != '-') f = "+" + f;
+  for (const std::string& f : splitList(text, ',')) {
     out += out.empty() ? "" : ",";
+    if (f[0] != '+' && f[0] != '-') out += '+';
     out += f;
   }
   return out;
@@ -120,7 +120,7 @@ ParsedOptions parseOptions(const std::string& text) {
 }  // namespace
 
 Target Target::host() {
-  static const Target host = [] {
+  static const Target kHost = [] {
     initializeLlvmTargets();
     Target t;
     t.triple = llvm::Triple::normalize(llvm::sys::getDefaultTargetTriple());
@@ -138,7 +138,7 @@ Target Target::host() {
     }
     return t;
   }();
-  return host;
+  return kHost;
 }
 
 Target Target::parse(const std::string& text) {

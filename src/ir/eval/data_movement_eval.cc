@@ -99,6 +99,7 @@ Outputs evalTranspose(const Node& node, const std::vector<TensorType>& out) {
   perm = node.attrs.getInts("perm", perm);
   std::vector<int64_t> inStrides = rowMajorStrides(data.shape());
   std::vector<int64_t> strides;
+  strides.reserve(perm.size());
   for (int64_t p : perm) strides.push_back(inStrides[static_cast<size_t>(p)]);
   NDArray result = NDArray::empty(out[0].shape, out[0].dtype);
   size_t bytes = out[0].dtype.bytes();

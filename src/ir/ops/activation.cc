@@ -12,7 +12,8 @@ namespace {
 
 // A float-only activation whose float attributes ATTRS are read (so a wrongly typed attribute
 // fails at inference, naming the node, rather than at lowering).
-OpDef floatActivation(const char* name, int since, std::vector<const char*> floatAttrs = {}) {
+OpDef floatActivation(const char* name, int since,
+                      const std::vector<const char*>& floatAttrs = {}) {
   return {.name = name,
           .opClass = OpClass::kElementwise,
           .sinceVersion = since,

@@ -68,7 +68,7 @@ void requireBool(const Node& node, size_t i) {
 }
 
 // A predicate on floats with int attributes INT_ATTRS: bool output of the input's shape.
-OpDef floatPredicate(const char* name, int since, std::vector<const char*> intAttrs = {}) {
+OpDef floatPredicate(const char* name, int since, const std::vector<const char*>& intAttrs = {}) {
   return {.name = name,
           .opClass = OpClass::kElementwise,
           .sinceVersion = since,

@@ -22,8 +22,8 @@ LoweringTable buildTable() {
 }
 
 const LoweringTable& table() {
-  static const LoweringTable t = buildTable();
-  return t;
+  static const LoweringTable kTable = buildTable();
+  return kTable;
 }
 
 }  // namespace
@@ -72,7 +72,7 @@ std::vector<int64_t> constantInts(const ir::Node& node, size_t i, const std::str
   return out;
 }
 
-OpLowering pointwiseOp(std::function<Expr(const ir::Node&, const std::vector<Expr>&)> f) {
+OpLowering pointwiseOp(const std::function<Expr(const ir::Node&, const std::vector<Expr>&)>& f) {
   OpLowering l;
   l.pointwise = true;
   l.compute = [f](LowerContext& ctx, const ir::Node& node) {

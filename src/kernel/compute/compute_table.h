@@ -59,7 +59,7 @@ bool hasInput(const ir::Node& node, size_t i);
 // The int64 values of constant input I (int32 or int64); kiln::Error when it is not a constant.
 std::vector<int64_t> constantInts(const ir::Node& node, size_t i, const std::string& what);
 // A pointwise op: output 0 = F(node, inputs at the broadcast index), inputs may be null.
-OpLowering pointwiseOp(std::function<Expr(const ir::Node&, const std::vector<Expr>&)> f);
+OpLowering pointwiseOp(const std::function<Expr(const ir::Node&, const std::vector<Expr>&)>& f);
 int64_t normalizeAxis(const ir::Node& node, int64_t axis, int64_t rank);
 
 }  // namespace kiln::kernel

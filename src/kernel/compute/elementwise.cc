@@ -20,12 +20,12 @@ double attrF(const ir::Node& n, const char* name, double dflt) {
 }
 
 void unary(LoweringTable& t, const std::string& name,
-           std::function<Expr(const ir::Node&, const Expr&)> f) {
+           const std::function<Expr(const ir::Node&, const Expr&)>& f) {
   t[name] = pointwiseOp([f](const ir::Node& n, const Ins& in) { return f(n, in[0]); });
 }
 
 void binaryOp(LoweringTable& t, const std::string& name,
-              std::function<Expr(const Expr&, const Expr&)> f) {
+              const std::function<Expr(const Expr&, const Expr&)>& f) {
   t[name] = pointwiseOp([f](const ir::Node&, const Ins& in) { return f(in[0], in[1]); });
 }
 
@@ -37,7 +37,7 @@ Expr requireFloat(const ir::Node& n, const Expr& x) {
 }
 
 void floatUnary(LoweringTable& t, const std::string& name,
-                std::function<Expr(const ir::Node&, const Expr&)> f) {
+                const std::function<Expr(const ir::Node&, const Expr&)>& f) {
   unary(t, name, [f](const ir::Node& n, const Expr& x) { return f(n, requireFloat(n, x)); });
 }
 

@@ -14,7 +14,7 @@ namespace {
 const Dims& shapeOf(const ir::Value* v) { return v->type.shape; }
 const Dims& outShape(const ir::Node& n, size_t i = 0) { return n.outputs[i]->type.shape; }
 
-OpLowering computeOp(std::function<Expr(LowerContext&, const ir::Node&, const Index&)> f) {
+OpLowering computeOp(const std::function<Expr(LowerContext&, const ir::Node&, const Index&)>& f) {
   OpLowering l;
   l.compute = [f](LowerContext& ctx, const ir::Node& node) {
     Accessor a = [&ctx, &node, f](const Index& idx) { return f(ctx, node, idx); };

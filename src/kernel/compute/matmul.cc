@@ -19,7 +19,7 @@ int64_t pickTile(int64_t want, int64_t extent) {
 
 // Binds the batch offsets once per task so inner loops see plain variables.
 Stmt withOffsets(LowerContext& ctx, const Matmul& mm, const Expr& bIdx,
-                 const std::function<Stmt(const Expr&, const Expr&)> body) {
+                 const std::function<Stmt(const Expr&, const Expr&)>& body) {
   Expr aOff = mm.aOff(bIdx), bOff = mm.bOff(bIdx);
   if (aOff->kind == ExprKind::kIntImm && bOff->kind == ExprKind::kIntImm) return body(aOff, bOff);
   Expr av = ctx.freshVar("a_off"), bv = ctx.freshVar("b_off");

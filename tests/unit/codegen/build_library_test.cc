@@ -174,6 +174,7 @@ TEST(BuildLibrary, ConcurrentBuildsAreIndependent) {
   std::vector<float> x = testing::randomFloats(kN, -1, 1, 51);
   std::vector<std::vector<float>> ys(4, std::vector<float>(kN));
   std::vector<std::thread> threads;
+  threads.reserve(4);
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
       CompiledLibrary lib({affineRelu("k", kN, t + 1)}, t % 2 == 0 ? 3 : 1);

@@ -124,7 +124,7 @@ tir::PrimFunc rowSoftmax(const std::string& name, int64_t rows, int64_t cols) {
   Expr r = var("r"), c = var("c");
   Expr at = r * intImm(cols) + c;
   Expr mx = load(acc, intImm(0)), sum = load(acc, intImm(1));
-  auto pass = [&](Stmt body) {
+  auto pass = [&](const Stmt& body) {
     return forLoop(c, intImm(0), intImm(cols), ForKind::kVectorized, body);
   };
   Stmt row =

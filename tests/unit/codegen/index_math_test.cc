@@ -47,6 +47,7 @@ TEST(IndexMath, FloorAndTruncatingDivisionOnNegatives) {
 
   std::vector<std::vector<int64_t>> got(values.size(), std::vector<int64_t>(n, 12345));
   std::vector<void*> args;
+  args.reserve(got.size());
   for (auto& g : got) args.push_back(g.data());
   ASSERT_EQ(lib.call("index_math", args), 0);
   for (int64_t iv = kILo; iv < kILo + kIExtent; ++iv) {

@@ -131,8 +131,9 @@ TEST(TensorProto, RawDataOfWrongSizeIsAnError) {
 
 // Corrupt dims must be caught before anything is allocated for them.
 TEST(TensorProto, HugeOrOverflowingDimsAreAnError) {
-  for (auto dims : {std::vector<int64_t>{int64_t{1} << 40, int64_t{1} << 20},
-                    std::vector<int64_t>{int64_t{1} << 62, 16}, std::vector<int64_t>{3, -2}}) {
+  for (const auto& dims :
+       {std::vector<int64_t>{int64_t{1} << 40, int64_t{1} << 20},
+        std::vector<int64_t>{int64_t{1} << 62, 16}, std::vector<int64_t>{3, -2}}) {
     ::onnx::TensorProto p;
     p.set_data_type(::onnx::TensorProto::FLOAT);
     for (int64_t d : dims) p.add_dims(d);

@@ -97,6 +97,7 @@ TEST(NormalizationInferTest, BatchNormalization) {
   OneNode t;
   Value* x = t.in(f32({2, 4, 5, 5}));
   std::vector<Value*> params;
+  params.reserve(4);
   for (int i = 0; i < 4; ++i) params.push_back(t.in(f32({4})));
   std::vector<Value*> inputs = {x, params[0], params[1], params[2], params[3]};
   EXPECT_EQ(t.infer("BatchNormalization", inputs), f32({2, 4, 5, 5}));

@@ -57,6 +57,7 @@ class OneNode {
   Node* add(const std::string& op, std::vector<Value*> inputs, Attrs attrs = {},
             int numOutputs = 1) {
     std::vector<std::string> names;
+    names.reserve(static_cast<size_t>(numOutputs));
     for (int i = 0; i < numOutputs; ++i) names.push_back(g.uniqueName("y"));
     return g.addNode(op, g.uniqueName("n"), std::move(inputs), names, std::move(attrs));
   }

@@ -50,7 +50,7 @@ TEST(LocalBufferLimit, TheLimitsAreTheAgreedOnes) {
 
 TEST(LocalBufferLimit, CheckRejectsAnOversizedBufferNamingTheKernel) {
   Buffer out = makeBuffer("out", DataType::float32(), {4});
-  auto kernelWith = [&](std::vector<Buffer> locals) {
+  auto kernelWith = [&](const std::vector<Buffer>& locals) {
     Stmt body = store(out, intImm(0), floatImm(1.0));
     for (const Buffer& b : locals) body = allocate(b, body);
     return PrimFunc{"wide_kernel", {out}, body};

@@ -101,7 +101,7 @@ TEST(Artifact, OtherFormatVersionNamesBothVersionsAndTheProducer) {
 
 TEST(Artifact, NewerProducerIsRejectedNamingBothVersions) {
   auto [major, minor, patch] = runtimeVersion();
-  for (std::string newer :
+  for (const std::string& newer :
        {strCat("kiln ", major, ".", minor + 1, ".0"), strCat("kiln ", major + 1, ".0.0")}) {
     std::string bytes = withProducer(newer);
     std::string msg = test::errorOf([&] { parseArtifact(bytes.data(), bytes.size(), "n.so"); });

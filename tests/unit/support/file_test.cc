@@ -100,10 +100,12 @@ TEST_F(FileTest, FailedRenameKeepsTheOldTarget) {
 TEST_F(FileTest, ConcurrentWritersOfOnePathNeverMixOrFail) {
   constexpr int kThreads = 6, kWrites = 40;
   std::vector<std::string> contents;
+  contents.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t)
     contents.push_back(std::string(20000 + t * 977, char('a' + t)));
   std::atomic<int> failures{0};
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < kWrites; ++i) {
