@@ -1,14 +1,57 @@
 // The --input-shapes syntax shared by compile (and later tune): whitespace-separated name:[dims].
+// A hand-written scanner: std::regex recurses once per character and overflows the stack on a
+// long argument.
 #include "input_shapes.h"
 
-#include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <regex>
+#include <string_view>
 
 #include "exit_codes.h"
 
 namespace kiln::cli {
+namespace {
+
+bool isSpace(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
+
+[[noreturn]] void cannotParse(std::string_view rest, const std::string& why) {
+  throw UsageError(strCat("--input-shapes: cannot parse '", std::string(rest), "' (", why,
+                          "); expected name:[d0,d1,...] entries separated by spaces, e.g. "
+                          "\"input:[1,3,224,224]\""));
+}
+
+// Reads one "name:[d0,d1,...]" at the start of TEXT (no leading spaces) into NAME and SHAPE;
+// returns the number of characters it took.
+size_t scanEntry(std::string_view text, std::string& name, runtime::Shape& shape) {
+  size_t open = text.find(":[");
+  size_t space = 0;
+  while (space < text.size() && !isSpace(text[space])) ++space;
+  if (open == std::string_view::npos || open > space) cannotParse(text, "no ':[' after a name");
+  if (open == 0) cannotParse(text, "the name is empty");
+  name = std::string(text.substr(0, open));
+  size_t close = text.find(']', open);
+  if (close == std::string_view::npos) cannotParse(text, "no closing ']'");
+  std::string_view dims = text.substr(open + 2, close - open - 2);
+  std::string what = strCat("--input-shapes '", name, "'");
+  shape.clear();
+  size_t pos = 0;
+  while (pos < dims.size() && isSpace(dims[pos])) ++pos;
+  while (pos < dims.size()) {  // a scalar has no dimensions: "x:[]"
+    size_t end = pos;
+    while (end < dims.size() && dims[end] != ',' && !isSpace(dims[end])) ++end;
+    shape.push_back(parseDim(std::string(dims.substr(pos, end - pos)), what));
+    pos = end;
+    while (pos < dims.size() && isSpace(dims[pos])) ++pos;
+    if (pos == dims.size()) break;
+    if (dims[pos] != ',') cannotParse(text, "dimensions are separated by commas");
+    ++pos;
+    while (pos < dims.size() && isSpace(dims[pos])) ++pos;
+    if (pos == dims.size()) cannotParse(text, "a comma is not followed by a dimension");
+  }
+  return close + 1;
+}
+
+}  // namespace
 
 int64_t parseDim(const std::string& text, const std::string& what) {
   int64_t value = 0;
@@ -21,28 +64,19 @@ int64_t parseDim(const std::string& text, const std::string& what) {
 }
 
 std::map<std::string, runtime::Shape> parseInputShapes(const std::string& text) {
-  static const std::regex kEntry(R"(\s*(\S+?):\[([0-9,\s]*)\]\s*,?)");
   std::map<std::string, runtime::Shape> shapes;
-  auto begin = text.cbegin();
-  std::smatch m;
-  while (begin != text.cend()) {
-    if (std::all_of(begin, text.cend(), [](char c) { return std::isspace(c); })) break;
-    if (!std::regex_search(begin, text.cend(), m, kEntry, std::regex_constants::match_continuous)) {
-      throw UsageError(strCat("--input-shapes: cannot parse '", std::string(begin, text.cend()),
-                              "'; expected name:[d0,d1,...] entries separated by spaces, e.g. "
-                              "\"input:[1,3,224,224]\""));
-    }
+  std::string_view rest = text;
+  while (true) {
+    while (!rest.empty() && isSpace(rest.front())) rest.remove_prefix(1);
+    if (rest.empty()) break;
+    std::string name;
     runtime::Shape shape;
-    std::string dims = m[2];
-    static const std::regex kNum("[0-9]+");
-    for (auto it = std::sregex_iterator(dims.begin(), dims.end(), kNum);
-         it != std::sregex_iterator(); ++it) {
-      shape.push_back(parseDim(it->str(), strCat("--input-shapes '", m[1].str(), "'")));
+    rest.remove_prefix(scanEntry(rest, name, shape));
+    while (!rest.empty() && isSpace(rest.front())) rest.remove_prefix(1);
+    if (!rest.empty() && rest.front() == ',') rest.remove_prefix(1);  // "a:[1], b:[2]"
+    if (!shapes.emplace(name, std::move(shape)).second) {
+      throw UsageError(strCat("--input-shapes: input '", name, "' is given twice"));
     }
-    if (!shapes.emplace(m[1], shape).second) {
-      throw UsageError(strCat("--input-shapes: input '", m[1].str(), "' is given twice"));
-    }
-    begin = m[0].second;
   }
   return shapes;
 }
