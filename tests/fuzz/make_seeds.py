@@ -300,6 +300,8 @@ def compiled_seeds(kiln):
             data = lib.read_bytes()
             at = data.index(b"KILNARTF")
             put(artifacts, name + ".kart", data[at:at + artifact_length(data, at)])
+            if name in (COMPILED[0], "weighted"):  # whole sealed files, for the ELF checks
+                put(artifacts, name + ".elf", data)
     put(artifacts, "magic_only.kart", b"KILNARTF")
 
 
