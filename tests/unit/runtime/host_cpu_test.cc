@@ -36,6 +36,9 @@ TEST(HostCpu, FeaturesThisCpuLacksAreNamed) {
   std::vector<std::string> missing = missingCpuFeatures("+avx512f,+avx512fp16,+amx-tile");
   EXPECT_EQ(std::count(missing.begin(), missing.end(), "avx512f"),
             __builtin_cpu_supports("avx512f") ? 0 : 1);
+  // clang 14 (clang-tidy-14's front end) rejects these two names in __builtin_cpu_supports, and
+  // host_cpu.cc leaves them unchecked there.
+#if !defined(__clang__) || __clang_major__ > 14
   EXPECT_EQ(std::count(missing.begin(), missing.end(), "amx-tile"),
             __builtin_cpu_supports("amx-tile") ? 0 : 1);
   if (!__builtin_cpu_supports("avx512fp16")) {
@@ -50,6 +53,7 @@ TEST(HostCpu, FeaturesThisCpuLacksAreNamed) {
       EXPECT_NE(msg.find("sapphirerapids"), std::string::npos) << msg;
     }
   }
+#endif
 }
 #endif
 
