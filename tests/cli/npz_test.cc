@@ -3,9 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <string>
 
 #include "cli_harness.h"
 #include "kiln/support/error.h"
@@ -74,13 +76,59 @@ TEST(Npz, ReadsZip64ArchivesAndLargeArraysWithoutCopies) {
   EXPECT_EQ(z64[1].second.shape(), (runtime::Shape{2, 3}));
   EXPECT_EQ(z64[1].second.data<int64_t>()[5], 1);
 
+  // NumPy does not align the array's bytes: readNpz copies them when they are not aligned to the
+  // element size, and reads them in place when they are.
   cli::NamedArrays big = cli::readNpz(dir + "/big.npz");
   ASSERT_EQ(big.size(), 1u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(big[0].second.data()) % sizeof(float), 0u);
   const float* data = big[0].second.data<float>();
   EXPECT_EQ(data[(1 << 19) - 1], static_cast<float>((1 << 19) - 1));
   // A view of the mapping stays valid after the file is gone; the mapping goes with the array.
   std::remove((dir + "/big.npz").c_str());
   EXPECT_EQ(data[12345], 12345.0f);
+}
+
+// Whether ADDRESS lies in a mapping of the file PATH (from /proc/self/maps).
+bool isMappedFrom(const void* address, const std::string& path) {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  auto at = reinterpret_cast<uintptr_t>(address);
+  while (std::getline(maps, line)) {
+    if (line.size() < path.size() || line.compare(line.size() - path.size(), path.size(), path)) {
+      continue;
+    }
+    uintptr_t begin = std::stoull(line.substr(0, line.find('-')), nullptr, 16);
+    uintptr_t end = std::stoull(line.substr(line.find('-') + 1), nullptr, 16);
+    if (at >= begin && at < end) return true;
+  }
+  return false;
+}
+
+TEST(Npz, LargeArraysWrittenByKilnAreReadInPlaceAndAligned) {
+  std::string dir = scratchDir();
+  runtime::NDArray small = runtime::NDArray::empty({3}, runtime::DataType::int8());
+  runtime::NDArray big = runtime::NDArray::empty({(1 << 18) + 1}, runtime::DataType::float32());
+  runtime::NDArray wide = runtime::NDArray::empty({1 << 17}, runtime::DataType::float64());
+  for (int i = 0; i < 3; ++i) small.data<int8_t>()[i] = static_cast<int8_t>(i);
+  for (int64_t i = 0; i < big.numel(); ++i) big.data<float>()[i] = static_cast<float>(i);
+  for (int64_t i = 0; i < wide.numel(); ++i) wide.data<double>()[i] = -static_cast<double>(i);
+  // An odd-length first entry, so nothing but the padding puts the next arrays on a boundary.
+  cli::writeNpz(dir + "/w.npz", {{"s", small}, {"big_array", big}, {"w", wide}});
+  cli::NamedArrays read = cli::readNpz(dir + "/w.npz");
+  ASSERT_EQ(read.size(), 3u);
+  for (size_t i = 1; i < 3; ++i) {
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(read[i].second.data()) % 64, 0u) << read[i].first;
+    EXPECT_TRUE(isMappedFrom(read[i].second.data(), dir + "/w.npz")) << read[i].first;
+  }
+  EXPECT_FALSE(isMappedFrom(read[0].second.data(), dir + "/w.npz"));  // small: copied
+  EXPECT_EQ(read[0].second.data<int8_t>()[2], 2);
+  EXPECT_EQ(read[1].second.data<float>()[1 << 18], static_cast<float>(1 << 18));
+  EXPECT_EQ(read[2].second.data<double>()[(1 << 17) - 1], -static_cast<double>((1 << 17) - 1));
+  // NumPy reads the padded archive too.
+  std::string py = "import numpy as np; z = np.load('" + dir +
+                   "/w.npz'); assert z['big_array'][262144] == 262144 and "
+                   "z['w'][5] == -5 and list(z['s']) == [0, 1, 2]";
+  EXPECT_EQ(std::system(("/usr/bin/python3 -c \"" + py + "\"").c_str()), 0);
 }
 
 TEST(Npz, CorruptFilesAreErrors) {

@@ -4,6 +4,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <iterator>
@@ -20,6 +21,10 @@ namespace kiln::cli {
 namespace {
 
 constexpr uint32_t kLocalSig = 0x04034b50, kCentralSig = 0x02014b50, kEndSig = 0x06054b50;
+// writeNpz puts each array's bytes at a multiple of this file offset, padding the local header
+// with an extra field of this id (the one Android's zipalign uses; readers skip unknown ids).
+constexpr size_t kDataAlignment = 64;
+constexpr uint16_t kPaddingFieldId = 0xd935;
 // ZIP64 (numpy writes it for entries of 2 GiB and more): the end record's locator and record.
 constexpr uint32_t kZip64LocatorSig = 0x07064b50, kZip64EndSig = 0x06064b50;
 constexpr uint32_t kSaturated32 = 0xffffffffu;
@@ -277,10 +282,14 @@ runtime::NDArray viewOf(const std::shared_ptr<MappedFile>& file, const NpyView& 
 
 NamedArrays readNpz(const std::string& path) {
   auto file = std::make_shared<MappedFile>(path);
-  // Small arrays are copied, so the mapping is released as soon as the large ones are.
+  // Small arrays are copied, so the mapping is released as soon as the large ones are. So is an
+  // array whose bytes are not aligned to its element size (any ZIP writer may put them anywhere;
+  // writeNpz aligns them to 64 bytes): reading it in place would be undefined behaviour.
   constexpr size_t kViewBytes = size_t{1} << 20;
   return parseArchive(file->data(), file->size(), path, [&](const NpyView& v, bool stored) {
-    return stored && v.bytes >= kViewBytes ? viewOf(file, v) : copyOf(v);
+    size_t align = std::max<size_t>(1, v.dtype.bytes());
+    bool aligned = reinterpret_cast<uintptr_t>(v.data) % align == 0;
+    return stored && aligned && v.bytes >= kViewBytes ? viewOf(file, v) : copyOf(v);
   });
 }
 
@@ -305,20 +314,27 @@ void writeNpz(const std::string& path, const NamedArrays& arrays) {
     }
     uint32_t crc = crcOf(crcOf(0, header.data(), header.size()),
                          static_cast<const char*>(array.data()), array.nbytes());
-    auto common = [&](std::string& s) {
+    // The local header's extra field pads the array's bytes to a 64-byte file offset (as zipalign
+    // does), so readNpz can use them in place, aligned for any element type and vector load.
+    size_t unpadded = offset + 30 + entry.size() + 4 + header.size();
+    size_t padding = (kDataAlignment - unpadded % kDataAlignment) % kDataAlignment;
+    auto common = [&](std::string& s, size_t extra) {
       put16(s, 20), put16(s, 0), put16(s, 0), put16(s, 0), put16(s, 0x21);  // version..date
       put32(s, crc), put32(s, payload), put32(s, payload);
-      put16(s, entry.size()), put16(s, 0);
+      put16(s, entry.size()), put16(s, extra);
     };
     std::string local;
     put32(local, kLocalSig);
-    common(local);
-    local += entry + header;
+    common(local, 4 + padding);
+    local += entry;
+    put16(local, kPaddingFieldId), put16(local, padding);
+    local.append(padding, '\0');
+    local += header;
     file.write(local.data(), local.size());
     file.write(array.data(), array.nbytes());
     put32(directory, kCentralSig);
     put16(directory, 20);
-    common(directory);
+    common(directory, 0);
     put16(directory, 0), put16(directory, 0), put16(directory, 0);
     put32(directory, 0), put32(directory, static_cast<uint32_t>(offset));
     directory += entry;
