@@ -3,21 +3,34 @@
 #
 #   scripts/fuzz.sh [SECONDS] [FUZZER...]   SECONDS per fuzzer (default 30), all fuzzers by default
 #
-# Builds the fuzz preset (clang-19, libFuzzer, ASan, UBSan), then runs each fuzzer on a temporary
-# copy of tests/fuzz/corpus/<fuzzer> (the repository's corpus is never modified). A crash, leak,
-# sanitizer report, timeout (>10 s) or allocation over 2 GB is kept in build/fuzz/findings/<fuzzer>
-# and makes the script exit non-zero.
+# Builds the fuzz preset (clang-19, libFuzzer, ASan, UBSan; only the parsers), or the preset named
+# by KILN_FUZZ_PRESET (asan: the whole project, as CI builds it anyway), then runs each fuzzer on a
+# temporary copy of tests/fuzz/corpus/<fuzzer> (the repository's corpus is never modified). A
+# crash, leak, sanitizer report, timeout (>10 s) or allocation over 2 GB is kept in
+# build/<preset>/findings/<fuzzer> and makes the script exit non-zero.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 seconds=${1:-30}
+if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
+  echo "usage: $0 [SECONDS] [FUZZER...]; SECONDS is a positive whole number, got '$seconds'" >&2
+  exit 2
+fi
 shift $(($# > 0 ? 1 : 0))
 fuzzers=("$@")
 if [ ${#fuzzers[@]} -eq 0 ]; then
   fuzzers=(onnx_import artifact npy npz tensor_proto ir_text tir_text)
 fi
 
-cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz -j "$(nproc)"
+preset=${KILN_FUZZ_PRESET:-fuzz}
+case "$preset" in
+  fuzz | asan) ;;
+  *)
+    echo "KILN_FUZZ_PRESET is '$preset'; expected fuzz or asan (the presets that build fuzzers)" >&2
+    exit 2
+    ;;
+esac
+cmake --preset "$preset" >/dev/null
+cmake --build --preset "$preset" -j "$(nproc)"
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
@@ -25,8 +38,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failed=0
 for name in "${fuzzers[@]}"; do
-  binary=build/fuzz/bin/${name}_fuzzer
-  findings=build/fuzz/findings/$name
+  binary=build/$preset/bin/${name}_fuzzer
+  findings=build/$preset/findings/$name
   mkdir -p "$findings" "$work/$name"
   cp -r tests/fuzz/corpus/"$name"/. "$work/$name/"
   dict=()

@@ -10,7 +10,7 @@ packages=(
   g++ cmake ninja-build ccache pkg-config git
   libgtest-dev libgmock-dev libbenchmark-dev
   llvm-19-dev lld-19 libzstd-dev zlib1g-dev
-  clang-19 libfuzzer-19-dev libclang-rt-19-dev
+  clang-19 libfuzzer-19-dev libclang-rt-19-dev clang-format-14 clang-tidy-14
   libonnx-dev libprotobuf-dev protobuf-compiler
   libcli11-dev
   python3 python3-numpy python3-onnx python3-torch python3-torchvision python3-pytest

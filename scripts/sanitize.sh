@@ -2,7 +2,9 @@
 # The test suite under sanitizers, which the release run cannot see: every test under ASan+UBSan
 # (memory errors, leaks, undefined behaviour), the multi-threaded tests under TSan (data races).
 # Usage: scripts/sanitize.sh [asan] [tsan]   (both when none is named). Idempotent: reruns reuse
-# the build folders build/asan and build/tsan and ccache.
+# the build folders build/asan and build/tsan and ccache. The asan preset is clang-19 with
+# coverage instrumentation, so its build also holds the fuzzers (scripts/fuzz.sh with
+# KILN_FUZZ_PRESET=asan). KILN_WERROR=ON makes warnings errors, as under CI.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -24,13 +26,13 @@ which=("$@")
 for preset in "${which[@]}"; do
   case "$preset" in
     asan)
-      run cmake --preset asan
+      run cmake --preset asan -DKILN_WERROR="${KILN_WERROR:-OFF}"
       run cmake --build --preset asan -j "$jobs"
       run ctest --test-dir build/asan --output-on-failure -j "$jobs"
       ;;
     tsan)
       # The tsan build preset builds only the test binaries that hold `concurrency` tests.
-      run cmake --preset tsan
+      run cmake --preset tsan -DKILN_WERROR="${KILN_WERROR:-OFF}"
       run cmake --build --preset tsan -j "$jobs"
       run ctest --test-dir build/tsan --output-on-failure -j "$jobs" -L concurrency
       ;;
