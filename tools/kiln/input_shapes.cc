@@ -3,6 +3,7 @@
 // long argument.
 #include "input_shapes.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <string_view>
@@ -14,6 +15,12 @@ namespace {
 
 bool isSpace(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
 
+// The first position at or after POS in TEXT that is not a space (TEXT's size if none is).
+size_t skipSpaces(std::string_view text, size_t pos) {
+  while (pos < text.size() && isSpace(text[pos])) ++pos;
+  return pos;
+}
+
 [[noreturn]] void cannotParse(std::string_view rest, const std::string& why) {
   throw UsageError(strCat("--input-shapes: cannot parse '", std::string(rest), "' (", why,
                           "); expected name:[d0,d1,...] entries separated by spaces, e.g. "
@@ -24,8 +31,7 @@ bool isSpace(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; 
 // returns the number of characters it took.
 size_t scanEntry(std::string_view text, std::string& name, runtime::Shape& shape) {
   size_t open = text.find(":[");
-  size_t space = 0;
-  while (space < text.size() && !isSpace(text[space])) ++space;
+  size_t space = std::find_if(text.begin(), text.end(), isSpace) - text.begin();
   if (open == std::string_view::npos || open > space) cannotParse(text, "no ':[' after a name");
   if (open == 0) cannotParse(text, "the name is empty");
   name = std::string(text.substr(0, open));
@@ -34,18 +40,15 @@ size_t scanEntry(std::string_view text, std::string& name, runtime::Shape& shape
   std::string_view dims = text.substr(open + 2, close - open - 2);
   std::string what = strCat("--input-shapes '", name, "'");
   shape.clear();
-  size_t pos = 0;
-  while (pos < dims.size() && isSpace(dims[pos])) ++pos;
+  size_t pos = skipSpaces(dims, 0);
   while (pos < dims.size()) {  // a scalar has no dimensions: "x:[]"
     size_t end = pos;
     while (end < dims.size() && dims[end] != ',' && !isSpace(dims[end])) ++end;
     shape.push_back(parseDim(std::string(dims.substr(pos, end - pos)), what));
-    pos = end;
-    while (pos < dims.size() && isSpace(dims[pos])) ++pos;
+    pos = skipSpaces(dims, end);
     if (pos == dims.size()) break;
     if (dims[pos] != ',') cannotParse(text, "dimensions are separated by commas");
-    ++pos;
-    while (pos < dims.size() && isSpace(dims[pos])) ++pos;
+    pos = skipSpaces(dims, pos + 1);
     if (pos == dims.size()) cannotParse(text, "a comma is not followed by a dimension");
   }
   return close + 1;
@@ -67,12 +70,12 @@ std::map<std::string, runtime::Shape> parseInputShapes(const std::string& text) 
   std::map<std::string, runtime::Shape> shapes;
   std::string_view rest = text;
   while (true) {
-    while (!rest.empty() && isSpace(rest.front())) rest.remove_prefix(1);
+    rest.remove_prefix(skipSpaces(rest, 0));
     if (rest.empty()) break;
     std::string name;
     runtime::Shape shape;
     rest.remove_prefix(scanEntry(rest, name, shape));
-    while (!rest.empty() && isSpace(rest.front())) rest.remove_prefix(1);
+    rest.remove_prefix(skipSpaces(rest, 0));
     if (!rest.empty() && rest.front() == ',') rest.remove_prefix(1);  // "a:[1], b:[2]"
     if (!shapes.emplace(name, std::move(shape)).second) {
       throw UsageError(strCat("--input-shapes: input '", name, "' is given twice"));
