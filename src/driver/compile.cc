@@ -1,11 +1,16 @@
-// The compiler pipeline, top to bottom: import, graph passes, lowering, memory plan, codegen.
+// The compiler pipeline, top to bottom: per model import, graph passes, lowering, memory plan and
+// executor code; then one code generation and link for every model of the library.
 #include "kiln/driver/compile.h"
 
 #include <cctype>
+#include <memory>
+#include <set>
 
 #include "kiln/codegen/llvm/build_library.h"
-#include "kiln/driver/graph_metadata.h"
+#include "kiln/driver/executor_codegen.h"
+#include "kiln/driver/kernel_pool.h"
 #include "kiln/driver/materialize_outputs.h"
+#include "kiln/driver/model_signature.h"
 #include "kiln/driver/pipeline.h"
 #include "kiln/driver/target_model.h"
 #include "kiln/frontend/onnx/importer.h"
@@ -20,14 +25,9 @@
 namespace kiln::driver {
 namespace {
 
-void checkOptions(const CompileOptions& options) {
-  if (options.executor != "graph") {
-    throw Error(strCat("--executor '", options.executor,
-                       "' is not supported; expected 'graph' (the AOT executor comes later)"));
-  }
-  // Kernel symbols are kiln_<model>__<group>: a model name without "__" and not ending in '_'
-  // makes the first "__" the separator, so two models' symbols never clash.
-  const std::string& name = options.modelName;
+// Kernel symbols are kiln_<model>__<group>: a model name without "__" and not ending in '_'
+// makes the first "__" the separator, so two models' symbols never clash.
+void checkModelName(const std::string& name) {
   bool ok = !name.empty() && std::isalpha(static_cast<unsigned char>(name[0])) &&
             name.back() != '_' && name.find("__") == std::string::npos;
   for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
@@ -38,20 +38,36 @@ void checkOptions(const CompileOptions& options) {
   }
 }
 
+void checkOptions(const CompileOptions& options, const std::vector<std::string>& names) {
+  findExecutorCodegen(options.executor);
+  if (options.params != "embedded" && options.params != "external") {
+    throw Error(
+        strCat("--params '", options.params, "' is not known; expected 'embedded' or 'external'"));
+  }
+  if (names.empty()) throw Error("no model to compile");
+  std::set<std::string> seen;
+  for (const std::string& name : names) {
+    checkModelName(name);
+    if (!seen.insert(name).second) {
+      throw Error(strCat("--model-name '", name, "' is given to two models; each needs its own"));
+    }
+  }
+}
+
 std::vector<kernel::LoweredKernel> lowerAll(const std::vector<ir::FusedGroup>& groups,
-                                            const CompileOptions& options,
+                                            const std::string& model,
                                             const kernel::ScheduleConfig& config) {
   std::vector<kernel::LoweredKernel> kernels;
   kernels.reserve(groups.size());
   for (const ir::FusedGroup& group : groups) {
-    std::string symbol = strCat("kiln_", options.modelName, "__", group.name);
+    std::string symbol = strCat("kiln_", model, "__", group.name);
     kernels.push_back(kernel::lowerGroup(group, symbol, config));
   }
   return kernels;
 }
 
 void dumpKernels(const std::string& dir, const std::vector<kernel::LoweredKernel>& kernels,
-                 const Json& metadata) {
+                 const std::string& executor, const Json& metadata) {
   std::string text, schedules;
   for (const kernel::LoweredKernel& k : kernels) {
     text += tir::printPrimFunc(k.func) + "\n";
@@ -59,42 +75,82 @@ void dumpKernels(const std::string& dir, const std::vector<kernel::LoweredKernel
   }
   writeFileAtomic(dir + "/kernels.tir", text);
   writeFileAtomic(dir + "/schedules.json", schedules);
-  writeFileAtomic(dir + "/graph_executor.json", metadata.dump(2));
+  writeFileAtomic(dir + "/" + executor + "_executor.json", metadata.dump(2));
+}
+
+// One model's part of the library: its container entry and the weights that entry views.
+struct ModelPart {
+  runtime::ArtifactModel model;
+  std::unique_ptr<std::string> params;  // saveParams() bytes; the entry's `params` views them
+};
+
+ModelPart compileModel(const NamedGraph& named, const CompileOptions& options,
+                       const kernel::ScheduleConfig& config, const std::string& dumpDir,
+                       KernelPool& pool, std::vector<tir::PrimFunc>& entryFuncs) {
+  ir::Graph& graph = *named.graph;
+  if (!dumpDir.empty()) makeDirectories(dumpDir);
+  std::vector<std::string> outputNames;
+  for (const ir::Value* v : graph.outputs()) outputNames.push_back(v->name);
+  ir::runPasses(graph, buildPipeline(options.optLevel, config.target.lanes), dumpDir);
+  materializeOutputs(graph);
+  std::vector<ir::FusedGroup> groups = ir::collectGroups(graph);
+  std::vector<kernel::LoweredKernel> kernels = lowerAll(groups, named.name, config);
+  for (kernel::LoweredKernel& k : kernels) pool.add(k);
+  transform::MemoryPlan plan = transform::planMemory(graph, groups);
+
+  LoweredModel lowered{named.name, graph, groups, kernels, plan, outputNames};
+  ExecutorCode code = findExecutorCodegen(options.executor)(lowered);
+  if (!dumpDir.empty()) dumpKernels(dumpDir, kernels, options.executor, code.metadata);
+  for (tir::PrimFunc& f : code.entryFuncs) entryFuncs.push_back(std::move(f));
+
+  ModelPart part;
+  part.params = std::make_unique<std::string>(runtime::saveParams(code.params));
+  runtime::ArtifactModel& m = part.model;
+  m.name = named.name;
+  m.executor = options.executor;
+  m.signature = modelSignature(graph, plan, outputNames, code.params.size());
+  m.metadata = std::move(code.metadata);
+  m.externalParams = options.params == "external";
+  m.paramsSize = part.params->size();
+  m.paramsChecksum = runtime::paramsChecksum(part.params->data(), part.params->size());
+  m.params = *part.params;
+  return part;
 }
 
 }  // namespace
 
-void compileGraph(ir::Graph& graph, const std::string& outputPath, const CompileOptions& options) {
-  checkOptions(options);
+std::string paramsPath(const std::string& outputPath, const std::string& model, size_t modelCount) {
+  return modelCount == 1 ? outputPath + ".params" : strCat(outputPath, ".", model, ".params");
+}
+
+void compileGraphs(const std::vector<NamedGraph>& models, const std::string& outputPath,
+                   const CompileOptions& options) {
+  std::vector<std::string> names;
+  for (const NamedGraph& m : models) names.push_back(m.name);
+  checkOptions(options, names);
   codegen::Target target =
       options.target.empty() ? codegen::Target::host() : codegen::Target::parse(options.target);
-  if (!options.dumpIrDir.empty()) makeDirectories(options.dumpIrDir);
-
-  std::vector<std::string> outputNames;
-  for (const ir::Value* v : graph.outputs()) outputNames.push_back(v->name);
   kernel::ScheduleConfig config;
   config.target = targetModelOf(target);
   if (!options.schedulePath.empty()) {
     config.knobs =
         kernel::parseScheduleFile(readTextFile(options.schedulePath), options.schedulePath);
   }
-  ir::runPasses(graph, buildPipeline(options.optLevel, config.target.lanes), options.dumpIrDir);
-  materializeOutputs(graph);
-  std::vector<ir::FusedGroup> groups = ir::collectGroups(graph);
 
-  std::vector<kernel::LoweredKernel> kernels = lowerAll(groups, options, config);
-  transform::MemoryPlan plan = transform::planMemory(graph, groups);
-  GraphExecutorModel model = buildGraphMetadata(graph, groups, kernels, plan, outputNames);
-  if (!options.dumpIrDir.empty()) dumpKernels(options.dumpIrDir, kernels, model.metadata);
-
+  KernelPool pool;
+  std::vector<tir::PrimFunc> entryFuncs;
+  std::vector<ModelPart> parts;
   runtime::Artifact artifact;
   artifact.target = target.toJson();
-  artifact.models.push_back(
-      {options.modelName, "graph", std::move(model.metadata), runtime::saveParams(model.params)});
+  for (const NamedGraph& named : models) {
+    std::string dumpDir = options.dumpIrDir;
+    if (!dumpDir.empty() && models.size() > 1) dumpDir += "/" + named.name;
+    parts.push_back(compileModel(named, options, config, dumpDir, pool, entryFuncs));
+    artifact.models.push_back(parts.back().model);
+  }
 
-  std::vector<tir::PrimFunc> funcs;
-  funcs.reserve(kernels.size());
-  for (kernel::LoweredKernel& k : kernels) funcs.push_back(std::move(k.func));
+  std::vector<tir::PrimFunc> funcs = pool.take();
+  for (tir::PrimFunc& f : entryFuncs) funcs.push_back(std::move(f));
   codegen::BuildOptions build;
   build.target = target;
   build.optLevel = options.optLevel;
@@ -103,15 +159,40 @@ void compileGraph(ir::Graph& graph, const std::string& outputPath, const Compile
     build.dumpAsmPath = options.dumpIrDir + "/module.s";
   }
   codegen::buildSharedLibrary(funcs, runtime::serializeArtifact(artifact), build, outputPath);
+  if (options.params == "external") {
+    for (const ModelPart& part : parts)
+      writeFileAtomic(paramsPath(outputPath, part.model.name, parts.size()), *part.params);
+  }
+}
+
+void compileOnnxFiles(const std::vector<std::string>& paths, const std::vector<std::string>& names,
+                      const std::string& outputPath, const CompileOptions& options) {
+  std::vector<std::string> modelNames = names;
+  if (modelNames.empty() && paths.size() == 1) modelNames = {options.modelName};
+  if (modelNames.size() != paths.size()) {
+    throw Error(strCat(paths.size(), " models and ", names.size(),
+                       " --model-name options: give one name per model (in the same order), or "
+                       "none for a single model"));
+  }
+  checkOptions(options, modelNames);
+  frontend::onnx::ImportOptions importOptions;
+  importOptions.inputShapes = options.inputShapes;
+  std::vector<std::unique_ptr<ir::Graph>> graphs;
+  std::vector<NamedGraph> models;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    graphs.push_back(frontend::onnx::importOnnx(paths[i], importOptions));
+    models.push_back({modelNames[i], graphs.back().get()});
+  }
+  compileGraphs(models, outputPath, options);
 }
 
 void compileOnnxFile(const std::string& onnxPath, const std::string& outputPath,
                      const CompileOptions& options) {
-  checkOptions(options);
-  frontend::onnx::ImportOptions importOptions;
-  importOptions.inputShapes = options.inputShapes;
-  std::unique_ptr<ir::Graph> graph = frontend::onnx::importOnnx(onnxPath, importOptions);
-  compileGraph(*graph, outputPath, options);
+  compileOnnxFiles({onnxPath}, {}, outputPath, options);
+}
+
+void compileGraph(ir::Graph& graph, const std::string& outputPath, const CompileOptions& options) {
+  compileGraphs({{options.modelName, &graph}}, outputPath, options);
 }
 
 }  // namespace kiln::driver

@@ -104,4 +104,13 @@ GraphExecutorModel buildGraphMetadata(const ir::Graph& graph,
   return out;
 }
 
+ExecutorCode generateGraphExecutor(const LoweredModel& model) {
+  GraphExecutorModel graph =
+      buildGraphMetadata(model.graph, model.groups, model.kernels, model.plan, model.outputNames);
+  ExecutorCode code;
+  code.metadata = std::move(graph.metadata);
+  code.params = std::move(graph.params);
+  return code;
+}
+
 }  // namespace kiln::driver

@@ -12,10 +12,18 @@
 //   u32 model count
 //   per model:
 //     str  name                            "default"
-//     str  executor                        "graph"
-//     str  metadata                        JSON text, schema per executor (graph_executor.h)
-//     blob params                          saveParams() bytes; empty when weights ship separately
+//     str  executor                        "graph", "aot"
+//     str  signature                       JSON text: inputs, outputs, workspace (artifact.h)
+//     str  metadata                        JSON text, schema per executor
+//     u8   params placement                0: embedded below, 1: external file
+//     u64  params checksum                 paramsChecksum() of the weights
+//     u64  params size                     bytes of the weights, embedded or not
+//     zero bytes up to the next multiple of 64 from the container's start
+//     params bytes                         saveParams() bytes; none when external
 //   nothing after the last model.
+//
+// The padding puts every weight 64-byte aligned in memory when the container is (the compiler
+// aligns its symbol), so the runtime hands weights out in place.
 #include "kiln/runtime/artifact.h"
 
 #include <cstdio>
@@ -73,14 +81,34 @@ Json parseJsonField(const ByteReader& in, size_t at, const std::string& text, co
   }
 }
 
+constexpr size_t kParamsAlignment = 64;
+
+size_t padding(size_t offset) {
+  return (kParamsAlignment - offset % kParamsAlignment) % kParamsAlignment;
+}
+
 ArtifactModel readModel(ByteReader& in) {
   ArtifactModel m;
   m.name = in.str("model name");
   if (m.name.empty()) in.fail("empty model name");
   m.executor = in.str("executor kind");
+  size_t signatureAt = in.offset();
+  m.signature = parseJsonField(in, signatureAt, in.str("model signature"), "model signature");
   size_t metadataAt = in.offset();
   m.metadata = parseJsonField(in, metadataAt, in.str("executor metadata"), "executor metadata");
-  m.params = in.blob("params");
+  size_t placementAt = in.offset();
+  uint8_t placement = in.u8("params placement");
+  if (placement > 1) {
+    in.failAt(placementAt, strCat("params placement ", int(placement), "; expected 0 or 1"));
+  }
+  m.externalParams = placement == 1;
+  m.paramsChecksum = in.u64("params checksum");
+  m.paramsSize = in.u64("params size");
+  in.raw(padding(in.offset()), "params alignment");
+  if (!m.externalParams) {
+    const uint8_t* bytes = in.raw(m.paramsSize, "params");
+    m.params = std::string_view(reinterpret_cast<const char*>(bytes), m.paramsSize);
+  }
   return m;
 }
 
@@ -95,11 +123,17 @@ std::string serializeArtifact(const Artifact& artifact) {
   out.str(artifact.producer);
   out.str(artifact.target.dump());
   out.u32(static_cast<uint32_t>(artifact.models.size()));
+  static const char kZeros[kParamsAlignment] = {};
   for (const ArtifactModel& m : artifact.models) {
     out.str(m.name);
     out.str(m.executor);
+    out.str(m.signature.dump());
     out.str(m.metadata.dump());
-    out.blob(m.params);
+    out.u8(m.externalParams ? 1 : 0);
+    out.u64(m.paramsChecksum);
+    out.u64(m.externalParams ? m.paramsSize : m.params.size());
+    out.raw(kZeros, padding(out.size()));
+    if (!m.externalParams) out.raw(m.params.data(), m.params.size());
   }
   return out.take();
 }

@@ -27,6 +27,7 @@ class ByteWriter {
     u64(s.size());
     raw(s.data(), s.size());
   }
+  size_t size() const { return out_.size(); }
   std::string take() { return std::move(out_); }
 
  private:

@@ -201,7 +201,9 @@ class GraphExecutorNode final : public ModuleNode {
         missing += (missing.empty() ? "" : ", ") + plan_->tensors[id].name;
       }
       throw Error(strCat("run(): model '", plan_->model, "': parameters not loaded (missing ",
-                         missingParams_, ": ", missing, "); call load_params first"));
+                         missingParams_, ": ", missing,
+                         "); the weights ship separately: load them with load_params or the "
+                         "factory's load_params_file (kiln run: --params FILE)"));
     }
     void** args = args_.data();
     for (size_t k = 0; k < plan_->kernels.size(); ++k) {

@@ -1,44 +1,29 @@
 // The graph factory module: one per model of a loaded library. It owns the validated plan and the
-// weights (parsed once), and hands both, read-only, to every executor it creates.
+// weights (views of the library's mapping), and hands both, read-only, to every executor it
+// creates, so each extra executor costs only its working memory.
 #include "graph_plan.h"
 #include "kiln/runtime/graph_executor.h"
 #include "kiln/support/error.h"
+#include "model_weights.h"
 
 namespace kiln::runtime {
 
 namespace {
 
-GraphParams readWeights(const GraphPlan& plan, const std::string& blob) {
-  GraphParams params(plan.params.size());
-  if (blob.empty()) return params;  // weights shipped separately: executors need load_params
-  ParamList list;
-  try {
-    list = loadParams(blob);
-  } catch (const Error& e) {
-    throw Error(strCat("model '", plan.model, "': invalid weights: ", e.what()));
+std::vector<ParamSpec> paramSpecs(const GraphPlan& plan) {
+  std::vector<ParamSpec> specs;
+  for (int64_t id : plan.params) {
+    const GraphTensor& t = plan.tensors[id];
+    specs.push_back({t.name, t.shape, t.dtype});
   }
-  for (auto& [name, array] : list) {
-    int64_t p = plan.paramIndex(name);
-    if (p < 0) {
-      throw Error(strCat("model '", plan.model, "': the weights hold '", name,
-                         "', which is not a parameter of the model (its parameters are: ",
-                         plan.paramNames(), ")"));
-    }
-    const GraphTensor& t = plan.tensors[plan.params[p]];
-    if (array.shape() != t.shape || array.dtype() != t.dtype) {
-      throw Error(strCat("model '", plan.model, "': weight '", name, "' is ", array.dtype().str(),
-                         shapeStr(array.shape()), " but the graph expects ", t.dtype.str(),
-                         shapeStr(t.shape)));
-    }
-    params[p] = std::move(array);
-  }
-  return params;
+  return specs;
 }
 
 class GraphFactoryNode final : public ModuleNode {
  public:
-  GraphFactoryNode(std::shared_ptr<const GraphPlan> plan, GraphParams params)
-      : plan_(std::move(plan)), params_(std::move(params)) {}
+  GraphFactoryNode(std::shared_ptr<const GraphPlan> plan, GraphParams params,
+                   uint64_t paramsChecksum)
+      : plan_(std::move(plan)), params_(std::move(params)), paramsChecksum_(paramsChecksum) {}
 
   const char* typeKey() const override { return "graph_factory"; }
 
@@ -59,8 +44,23 @@ class GraphFactoryNode final : public ModuleNode {
     if (name == "remove_params") {
       return PackedFunc([self](const Args& a) {
         checkArgCount("remove_params", a, 0);
-        GraphParams none(self->params_.size());
-        return Value(Module(std::make_shared<GraphFactoryNode>(self->plan_, std::move(none))));
+        return Value(self->withParams(GraphParams(self->params_.size())));
+      });
+    }
+    if (name == "load_params") {
+      return PackedFunc([self](const Args& a) {
+        checkArgCount("load_params", a, 1);
+        ParamList list = loadParams(a[0].asBytes().data);
+        return Value(self->withParams(bindParams(paramSpecs(*self->plan_), std::move(list),
+                                                 self->plan_->model, "load_params")));
+      });
+    }
+    if (name == "load_params_file") {
+      return PackedFunc([self](const Args& a) {
+        checkArgCount("load_params_file", a, 1);
+        ParamList list = weightsFile(a[0].asString(), self->plan_->model, self->paramsChecksum_);
+        return Value(self->withParams(bindParams(paramSpecs(*self->plan_), std::move(list),
+                                                 self->plan_->model, "load_params_file")));
       });
     }
     if (name == "list_models") {
@@ -73,10 +73,16 @@ class GraphFactoryNode final : public ModuleNode {
   }
 
   std::vector<std::string> functionNames() const override {
-    return {"create", plan_->model, "get_params", "remove_params", "list_models"};
+    return {"create",      plan_->model,       "get_params", "remove_params",
+            "load_params", "load_params_file", "list_models"};
   }
 
  private:
+  // A factory over the same plan with other weights; this one keeps its own.
+  Module withParams(GraphParams params) const {
+    return Module(std::make_shared<GraphFactoryNode>(plan_, std::move(params), paramsChecksum_));
+  }
+
   ParamList loadedParams() const {
     ParamList list;
     for (size_t p = 0; p < params_.size(); ++p) {
@@ -88,14 +94,22 @@ class GraphFactoryNode final : public ModuleNode {
 
   std::shared_ptr<const GraphPlan> plan_;
   GraphParams params_;
+  uint64_t paramsChecksum_;
 };
 
 }  // namespace
 
 Module makeGraphFactory(std::shared_ptr<SharedLibrary> library, const ArtifactModel& model) {
-  auto plan = parseGraphPlan(model.metadata, std::move(library), model.name);
-  GraphParams params = readWeights(*plan, model.params);
-  return Module(std::make_shared<GraphFactoryNode>(std::move(plan), std::move(params)));
+  auto plan = parseGraphPlan(model.metadata, library, model.name);
+  GraphParams params;
+  try {
+    params = bindParams(paramSpecs(*plan), embeddedWeights(library, model), model.name,
+                        "loading the weights");
+  } catch (const Error& e) {
+    throw Error(strCat("model '", model.name, "': invalid weights: ", e.what()));
+  }
+  return Module(
+      std::make_shared<GraphFactoryNode>(std::move(plan), std::move(params), model.paramsChecksum));
 }
 
 }  // namespace kiln::runtime

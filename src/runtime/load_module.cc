@@ -2,10 +2,10 @@
 // runtime's thread pool and returns the root module that creates executors per model.
 #include <map>
 
+#include "executor_registry.h"
 #include "kiln/runtime/artifact.h"
 #include "kiln/runtime/artifact_file.h"
 #include "kiln/runtime/backend_api.h"
-#include "kiln/runtime/graph_executor.h"
 #include "kiln/runtime/host_cpu.h"
 #include "kiln/runtime/module.h"
 #include "kiln/runtime/shared_library.h"
@@ -36,13 +36,8 @@ class LibraryNode final : public ModuleNode {
         target_(std::move(artifact.target)),
         producer_(std::move(artifact.producer)) {
     for (const ArtifactModel& m : artifact.models) {
-      if (m.executor != "graph") {
-        throw Error(strCat("artifact '", library_->path(), "': model '", m.name, "' uses the '",
-                           m.executor,
-                           "' executor, which this runtime does not support (it supports: graph)"));
-      }
       try {
-        factories_.emplace(m.name, makeGraphFactory(library_, m));
+        factories_.emplace(m.name, makeFactory(library_, m));
       } catch (const Error& e) {
         throw Error(strCat("artifact '", library_->path(), "': ", e.what()));
       }

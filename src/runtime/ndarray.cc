@@ -48,12 +48,13 @@ int64_t shapeNumel(const Shape& shape) {
 // One view of some storage. `owner` keeps the bytes alive; `capacity` is how many bytes follow
 // dl.data, so views can be bounds-checked.
 struct NDArray::Container {
-  std::shared_ptr<void> owner;
+  std::shared_ptr<const void> owner;
   size_t capacity = 0;
+  bool readOnly = false;
   Shape shape;
   DLTensor dl{};
 
-  Container(std::shared_ptr<void> ownerIn, size_t capacityIn, void* base, uint64_t byteOffset,
+  Container(std::shared_ptr<const void> ownerIn, size_t capacityIn, void* base, uint64_t byteOffset,
             Shape shapeIn, DataType dtype, Device device)
       : owner(std::move(ownerIn)), capacity(capacityIn), shape(std::move(shapeIn)) {
     dl.data = base;
@@ -92,6 +93,22 @@ NDArray NDArray::fromBytes(const Shape& shape, DataType dtype, const void* bytes
   }
   NDArray a = empty(shape, dtype);
   if (size) std::memcpy(a.data(), bytes, size);
+  return a;
+}
+
+NDArray NDArray::fromExternal(const Shape& shape, DataType dtype, const void* data, size_t size,
+                              std::shared_ptr<const void> owner, bool readOnly) {
+  size_t expected = byteSize(shape, dtype);
+  if (size != expected) {
+    throw Error(strCat("NDArray::fromExternal: ", describe(shape, dtype), " needs ", expected,
+                       " bytes, got ", size));
+  }
+  if (!data && size != 0) throw Error("NDArray::fromExternal: null data pointer");
+  NDArray a;
+  // The container never writes through the pointer when readOnly is set (copyFrom refuses).
+  a.c_ = std::make_shared<Container>(std::move(owner), size, const_cast<void*>(data), 0, shape,
+                                     dtype, Device::cpu());
+  a.c_->readOnly = readOnly;
   return a;
 }
 
@@ -156,6 +173,11 @@ void* NDArray::data() const {
   return static_cast<char*>(c_->dl.data) + c_->dl.byte_offset;
 }
 
+bool NDArray::readOnly() const {
+  if (!c_) throw Error("use of a null NDArray");
+  return c_->readOnly;
+}
+
 const DLTensor* NDArray::dl() const {
   if (!c_) throw Error("use of a null NDArray");
   return &c_->dl;
@@ -174,6 +196,7 @@ NDArray NDArray::view(const Shape& shape, DataType dtype, size_t byteOffset) con
   NDArray a;
   a.c_ = std::make_shared<Container>(c_->owner, c_->capacity, c_->dl.data, start, shape, dtype,
                                      device());
+  a.c_->readOnly = c_->readOnly;
   return a;
 }
 
@@ -183,6 +206,11 @@ void NDArray::copyFrom(const NDArray& src) {
     throw Error(strCat("cannot copy ", describe(src.shape(), src.dtype()), " into ",
                        describe(shape(), dtype()), ": ",
                        src.dtype() != dtype() ? "data types differ" : "shapes differ"));
+  }
+  if (c_->readOnly) {
+    throw Error(strCat("cannot copy into ", describe(shape(), dtype()),
+                       ": it is a read-only view (weights mapped from an artifact or a params "
+                       "file); clone() it first"));
   }
   size_t n = nbytes();
   if (n) std::memmove(data(), src.data(), n);

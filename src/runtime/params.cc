@@ -4,21 +4,28 @@
 // Layout (integers little-endian; tensor bytes in the host's order, which is little-endian on
 // every supported target):
 //
-//   "KILNPRMS"                      8 bytes of magic
+//   "KILNPRM2"                      8 bytes of magic
 //   u64 tensor count
 //   per tensor:
 //     u32 name length, name bytes
 //     u8 dtype code, u8 dtype bits, u16 dtype lanes
 //     u32 ndim, ndim x i64 dims
 //     u64 byte count                == numel * dtype bytes
+//     zero bytes up to the next multiple of 64 from the start of the blob
 //     bytes
+//   u64 XXH64 of every byte before it
+//
+// The padding lets a reader whose blob starts 64-byte aligned (a mapped file, an artifact's
+// section) hand the tensors out in place; the checksum catches a damaged or truncated file.
 #include <bit>
+#include <cstring>
 #include <limits>
 #include <set>
 
 #include "byte_stream.h"
 #include "kiln/runtime/artifact.h"
 #include "kiln/support/error.h"
+#include "kiln/support/hash64.h"
 
 namespace kiln::runtime {
 
@@ -27,7 +34,12 @@ static_assert(std::endian::native == std::endian::little,
 
 namespace {
 
-constexpr char kMagic[8] = {'K', 'I', 'L', 'N', 'P', 'R', 'M', 'S'};
+constexpr char kMagic[8] = {'K', 'I', 'L', 'N', 'P', 'R', 'M', '2'};
+constexpr size_t kDataAlignment = 64;
+
+size_t padding(size_t offset) {
+  return (kDataAlignment - offset % kDataAlignment) % kDataAlignment;
+}
 constexpr uint32_t kMaxDims = 64;
 
 bool knownDataType(DataType t) {
@@ -37,7 +49,7 @@ bool knownDataType(DataType t) {
   return okBits && okCode && t.lanes >= 1;
 }
 
-std::pair<std::string, NDArray> readTensor(ByteReader& in) {
+std::pair<std::string, NDArray> readTensor(ByteReader& in, const ParamSource& source) {
   std::string name = in.str("tensor name");
   size_t dtypeAt = in.offset();
   DataType dtype;
@@ -65,9 +77,15 @@ std::pair<std::string, NDArray> readTensor(ByteReader& in) {
   }
   size_t sizeAt = in.offset();
   uint64_t nbytes = in.u64("byte count");
+  in.raw(padding(in.offset()), "alignment padding");
   // Checked against the remaining bytes first, so a hostile shape cannot trigger a huge allocation.
   const uint8_t* bytes = in.raw(nbytes, "tensor bytes");
   try {
+    bool aligned = reinterpret_cast<uintptr_t>(bytes) % kDataAlignment == 0;
+    if (source.owner && aligned) {
+      return {std::move(name),
+              NDArray::fromExternal(shape, dtype, bytes, nbytes, source.owner, /*readOnly=*/true)};
+    }
     return {std::move(name), NDArray::fromBytes(shape, dtype, bytes, nbytes)};
   } catch (const Error& e) {
     in.failAt(sizeAt, strCat("tensor '", name, "': ", e.what()));
@@ -78,6 +96,7 @@ std::pair<std::string, NDArray> readTensor(ByteReader& in) {
 
 std::string saveParams(const ParamList& params) {
   ByteWriter out;
+  static const char kZeros[kDataAlignment] = {};
   out.raw(kMagic, sizeof(kMagic));
   out.u64(params.size());
   for (const auto& [name, array] : params) {
@@ -89,23 +108,43 @@ std::string saveParams(const ParamList& params) {
     out.u32(static_cast<uint32_t>(array.ndim()));
     for (int64_t d : array.shape()) out.u64(static_cast<uint64_t>(d));
     out.u64(array.nbytes());
+    out.raw(kZeros, padding(out.size()));
     out.raw(array.data(), array.nbytes());
   }
-  return out.take();
+  std::string bytes = out.take();
+  uint64_t sum = hash64(bytes.data(), bytes.size());
+  for (int i = 0; i < 8; ++i) bytes += static_cast<char>((sum >> (8 * i)) & 0xFF);
+  return bytes;
 }
 
-ParamList loadParams(const std::string& bytes) {
-  ByteReader in(bytes.data(), bytes.size(), "params blob");
-  if (bytes.size() < sizeof(kMagic) || bytes.compare(0, sizeof(kMagic), kMagic, sizeof(kMagic))) {
-    throw Error("params blob is malformed: it does not start with the magic bytes \"KILNPRMS\"");
+ParamList readParams(const void* data, size_t size, const ParamSource& source) {
+  const std::string what = source.origin.empty() ? "params blob" : source.origin;
+  if (size < sizeof(kMagic) || std::memcmp(data, kMagic, sizeof(kMagic)) != 0) {
+    throw Error(strCat(what,
+                       " is not kiln weights: it does not start with the magic bytes \"KILNPRM2\""
+                       " (written by get_params, kiln compile --params external)"));
   }
+  if (size < sizeof(kMagic) + 16) {
+    throw Error(strCat(what, " is truncated: ", size, " bytes is less than an empty params blob"));
+  }
+  size_t body = size - 8;
+  ByteReader trailer(static_cast<const uint8_t*>(data) + body, 8, what);
+  uint64_t recorded = trailer.u64("checksum");
+  if (source.verifyChecksum) {
+    uint64_t actual = hash64(data, body);
+    if (actual != recorded) {
+      throw Error(strCat(what, " is corrupt or truncated: its bytes hash to ", actual,
+                         " but its checksum says ", recorded));
+    }
+  }
+  ByteReader in(data, body, what);
   in.raw(sizeof(kMagic), "magic");
   uint64_t count = in.u64("tensor count");
   ParamList params;
   std::set<std::string> names;
   for (uint64_t i = 0; i < count; ++i) {
     size_t at = in.offset();
-    params.push_back(readTensor(in));
+    params.push_back(readTensor(in, source));
     if (!names.insert(params.back().first).second) {
       in.failAt(at, strCat("duplicate tensor name '", params.back().first, "'"));
     }
@@ -113,6 +152,18 @@ ParamList loadParams(const std::string& bytes) {
   if (in.remaining() != 0)
     in.fail(strCat(in.remaining(), " unexpected bytes after the last tensor"));
   return params;
+}
+
+ParamList loadParams(const std::string& bytes) {
+  return readParams(bytes.data(), bytes.size(), ParamSource{});
+}
+
+uint64_t paramsChecksum(const void* data, size_t size) {
+  if (size < 8) return 0;
+  const auto* p = static_cast<const uint8_t*>(data) + size - 8;
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
+  return v;
 }
 
 }  // namespace kiln::runtime

@@ -3,10 +3,13 @@
 #include <dlfcn.h>
 #include <link.h>
 
+#include "elf_layout.h"
 #include "kiln/runtime/artifact.h"
 #include "kiln/runtime/backend_api.h"
 #include "kiln/runtime/shared_library.h"
 #include "kiln/support/error.h"
+#include "kiln/support/file.h"
+#include "kiln/support/mapped_file.h"
 
 namespace kiln::runtime {
 namespace {
@@ -38,6 +41,22 @@ Artifact readArtifact(const SharedLibrary& library) {
   uint64_t declared = *static_cast<const uint64_t*>(size);
   checkSymbolHolds(data, declared, path);
   return parseArtifact(data, declared, path);
+}
+
+ArtifactFile readArtifactFile(const std::string& path) {
+  if (!fileExists(path)) throw Error(strCat("artifact '", path, "' does not exist"));
+  auto file = std::make_shared<const MappedFile>(path);
+  ElfLayout layout = readElfLayout(file->data(), file->size(), path);
+  for (const ElfRegion& section : layout.sections) {
+    if (section.name != "kiln_artifact") continue;
+    ArtifactFile out;
+    out.artifact = parseArtifact(file->data() + section.offset, section.size, path);
+    out.mapping = std::move(file);
+    return out;
+  }
+  throw Error(strCat("'", path,
+                     "' is not a kiln artifact: it has no 'kiln_artifact' section (the ELF section "
+                     "kiln compile writes the model's metadata and weights to)"));
 }
 
 }  // namespace kiln::runtime

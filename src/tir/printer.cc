@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <sstream>
+#include <unordered_map>
 
 #include "kiln/support/error.h"
 #include "kiln/tir/functor.h"
@@ -45,9 +46,21 @@ std::string shapeText(const std::vector<int64_t>& shape) {
   return s + "]";
 }
 
+// Names printed instead of some buffers' own (printPrimFuncCanonical's positional names).
+using BufferNames = std::unordered_map<const BufferNode*, std::string>;
+
+const std::string& nameOf(const Buffer& b, const BufferNames* names) {
+  if (names) {
+    if (auto it = names->find(b.get()); it != names->end()) return it->second;
+  }
+  return b->name;
+}
+
+std::string exprText(const Expr& e, const BufferNames* names);
+
 class ExprPrinter : public Visitor {
  public:
-  explicit ExprPrinter(std::ostream& os) : os_(os) {}
+  ExprPrinter(std::ostream& os, const BufferNames* names) : os_(os), names_(names) {}
 
  protected:
   void visitLeaf(const ExprNode& e) override {
@@ -72,7 +85,7 @@ class ExprPrinter : public Visitor {
   void visitCompare(const ExprNode& e) override { infix(e.a, compareOpName(e.compareOp), e.b); }
   void visitSelect(const ExprNode& e) override { callLike("select", {e.a, e.b, e.c}); }
   void visitLoad(const ExprNode& e) override {
-    os_ << e.buffer->name << "[";
+    os_ << nameOf(e.buffer, names_) << "[";
     visitExpr(e.index);
     os_ << "]";
   }
@@ -112,22 +125,24 @@ class ExprPrinter : public Visitor {
   }
 
   std::ostream& os_;
+  const BufferNames* names_;
 };
 
 class StmtPrinter : public Visitor {
  public:
-  StmtPrinter(std::ostream& os, int indent) : os_(os), indent_(indent) {}
+  StmtPrinter(std::ostream& os, int indent, const BufferNames* names)
+      : os_(os), indent_(indent), names_(names) {}
 
  protected:
   void visitFor(const StmtNode& s) override {
     line() << (s.forKind == ForKind::kSerial ? "" : std::string(forKindName(s.forKind)) + " ")
-           << "for (" << s.loopVar->name << ", " << printExpr(s.min) << ", " << printExpr(s.extent)
+           << "for (" << s.loopVar->name << ", " << expr(s.min) << ", " << expr(s.extent)
            << ") {\n";
     block(s.body);
     line() << "}\n";
   }
   void visitStore(const StmtNode& s) override {
-    line() << s.buffer->name << "[" << printExpr(s.index) << "] = " << printExpr(s.value) << ";\n";
+    line() << nameOf(s.buffer, names_) << "[" << expr(s.index) << "] = " << expr(s.value) << ";\n";
   }
   void visitSeq(const StmtNode& s) override {
     for (size_t i = 0; i < s.seq.size(); ++i) {
@@ -145,12 +160,12 @@ class StmtPrinter : public Visitor {
     }
   }
   void visitLet(const StmtNode& s) override {
-    line() << "const " << s.letVar->dtype.str() << " " << s.letVar->name << " = "
-           << printExpr(s.value) << ";\n";
+    line() << "const " << s.letVar->dtype.str() << " " << s.letVar->name << " = " << expr(s.value)
+           << ";\n";
     visitStmt(s.body);
   }
   void visitIf(const StmtNode& s) override {
-    line() << "if (" << printExpr(s.value) << ") {\n";
+    line() << "if (" << expr(s.value) << ") {\n";
     block(s.body);
     if (s.elseBody) {
       line() << "} else {\n";
@@ -159,10 +174,11 @@ class StmtPrinter : public Visitor {
     line() << "}\n";
   }
   void visitAssert(const StmtNode& s) override {
-    line() << "assert(" << printExpr(s.value) << ", " << s.status << ");\n";
+    line() << "assert(" << expr(s.value) << ", " << s.status << ");\n";
   }
   void visitAllocate(const StmtNode& s) override {
-    line() << s.buffer->dtype.str() << " " << s.buffer->name << shapeText(s.buffer->shape) << ";\n";
+    line() << s.buffer->dtype.str() << " " << nameOf(s.buffer, names_) << shapeText(s.buffer->shape)
+           << ";\n";
     visitStmt(s.body);
   }
 
@@ -174,34 +190,49 @@ class StmtPrinter : public Visitor {
     --indent_;
   }
 
+  std::string expr(const Expr& e) const { return exprText(e, names_); }
+
   std::ostream& os_;
   int indent_;
+  const BufferNames* names_;
 };
+
+std::string exprText(const Expr& e, const BufferNames* names) {
+  KILN_CHECK(e != nullptr, "printing a null expression");
+  std::ostringstream os;
+  ExprPrinter(os, names).visitExpr(e);
+  return os.str();
+}
+
+std::string funcText(const PrimFunc& f, const std::string& name, const BufferNames* names) {
+  std::ostringstream os;
+  os << "kernel " << name << "(";
+  for (size_t i = 0; i < f.params.size(); ++i) {
+    const Buffer& b = f.params[i];
+    os << (i ? ", " : "") << b->dtype.str() << "* " << nameOf(b, names) << shapeText(b->shape);
+  }
+  os << ") {\n";
+  StmtPrinter(os, 1, names).visitStmt(f.body);
+  os << "}\n";
+  return os.str();
+}
 
 }  // namespace
 
-std::string printExpr(const Expr& e) {
-  KILN_CHECK(e != nullptr, "printing a null expression");
-  std::ostringstream os;
-  ExprPrinter(os).visitExpr(e);
-  return os.str();
-}
+std::string printExpr(const Expr& e) { return exprText(e, nullptr); }
 
 std::string printStmt(const Stmt& s, int indent) {
   std::ostringstream os;
-  StmtPrinter(os, indent).visitStmt(s);
+  StmtPrinter(os, indent, nullptr).visitStmt(s);
   return os.str();
 }
 
-std::string printPrimFunc(const PrimFunc& f) {
-  std::ostringstream os;
-  os << "kernel " << f.name << "(";
-  for (size_t i = 0; i < f.params.size(); ++i) {
-    const Buffer& b = f.params[i];
-    os << (i ? ", " : "") << b->dtype.str() << "* " << b->name << shapeText(b->shape);
-  }
-  os << ") {\n" << printStmt(f.body, 1) << "}\n";
-  return os.str();
+std::string printPrimFunc(const PrimFunc& f) { return funcText(f, f.name, nullptr); }
+
+std::string printPrimFuncCanonical(const PrimFunc& f) {
+  BufferNames names;
+  for (size_t i = 0; i < f.params.size(); ++i) names[f.params[i].get()] = strCat("p", i);
+  return funcText(f, "", &names);
 }
 
 }  // namespace kiln::tir

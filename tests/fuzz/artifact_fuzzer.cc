@@ -17,7 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     kiln::runtime::Artifact artifact = kiln::runtime::parseArtifact(data, size, "fuzz");
     for (const kiln::runtime::ArtifactModel& model : artifact.models) {
       try {
-        kiln::runtime::loadParams(model.params);
+        kiln::runtime::readParams(model.params.data(), model.params.size(), {});
       } catch (const kiln::Error&) {
       }
     }

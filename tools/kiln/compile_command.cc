@@ -6,6 +6,7 @@
 #include "exit_codes.h"
 #include "input_shapes.h"
 #include "kiln/driver/compile.h"
+#include "kiln/driver/executor_codegen.h"
 #include "kiln/support/error.h"
 #include "kiln/support/file.h"
 #include "path_clash.h"
@@ -14,16 +15,24 @@ namespace kiln::cli {
 namespace {
 
 struct CompileArgs {
-  std::string model, output, inputShapes;
+  std::vector<std::string> models, modelNames;
+  std::string output, inputShapes;
   driver::CompileOptions options;
 };
 
 void runCompile(const CompileArgs& args) {
-  if (!fileExists(args.model)) {
-    throw Error(strCat("model file '", args.model, "' does not exist"));
+  for (const std::string& model : args.models) {
+    if (!fileExists(model)) throw Error(strCat("model file '", model, "' does not exist"));
+    refuseOverwrite("-o", args.output, "the model", model);
+    refuseOverwrite("--dump-ir", args.options.dumpIrDir, "the model", model);
   }
-  refuseOverwrite("-o", args.output, "the model", args.model);
-  refuseOverwrite("--dump-ir", args.options.dumpIrDir, "the model", args.model);
+  if (args.modelNames.size() > 1 || args.models.size() > 1) {
+    if (args.modelNames.size() != args.models.size()) {
+      throw UsageError(strCat(args.models.size(), " models and ", args.modelNames.size(),
+                              " --model-name options: a library of several models needs one "
+                              "--model-name per model, in the same order"));
+    }
+  }
   if (isDirectory(args.output)) {
     throw UsageError(
         strCat("-o '", args.output, "' is a folder; expected the artifact's file name"));
@@ -32,10 +41,24 @@ void runCompile(const CompileArgs& args) {
   driver::CompileOptions options = args.options;
   options.inputShapes = parseInputShapes(args.inputShapes);
   auto start = std::chrono::steady_clock::now();
-  driver::compileOnnxFile(args.model, args.output, options);
+  std::vector<std::string> names = args.modelNames;
+  if (args.models.size() == 1) {
+    options.modelName = names.empty() ? options.modelName : names[0];
+    names.clear();
+  }
+  driver::compileOnnxFiles(args.models, names, args.output, options);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::cout << "compiled '" << args.model << "' -> '" << args.output << "' in " << seconds
-            << " s\n";
+  std::string models;
+  for (const std::string& m : args.models)
+    models += strCat(models.empty() ? "" : ", ", "'", m, "'");
+  std::cout << "compiled " << models << " -> '" << args.output << "' in " << seconds << " s\n";
+  if (options.params == "external") {
+    for (size_t i = 0; i < args.models.size(); ++i) {
+      std::string name = args.models.size() == 1 ? options.modelName : names[i];
+      std::cout << "weights of model '" << name << "' -> '"
+                << driver::paramsPath(args.output, name, args.models.size()) << "'\n";
+    }
+  }
 }
 
 }  // namespace
@@ -43,19 +66,33 @@ void runCompile(const CompileArgs& args) {
 void addCompileCommand(CLI::App& app) {
   auto args = std::make_shared<CompileArgs>();
   CLI::App* cmd = app.add_subcommand("compile", "Compile an ONNX model into one shared library");
-  cmd->add_option("model", args->model, "The ONNX model file")->required();
+  cmd->add_option("models", args->models,
+                  "The ONNX model files; several go into one library, each under its own "
+                  "--model-name")
+      ->required();
   cmd->add_option("-o,--output", args->output, "The artifact to write (.so)")->required();
   cmd->add_option("--target", args->options.target,
                   "Code generation target: \"llvm -mcpu=CPU -mattr=+f1,+f2 -mtriple=T\"; "
                   "default: the host CPU with its features");
-  cmd->add_option("--executor", args->options.executor, "Executor: graph")
-      ->check(CLI::IsMember({"graph"}))
+  std::vector<std::string> executors;
+  for (const driver::ExecutorCodegenKind& kind : driver::executorCodegens())
+    executors.push_back(kind.name);
+  cmd->add_option("--executor", args->options.executor,
+                  "How the runtime runs the model: graph (kernels called from a graph in the "
+                  "library's metadata)")
+      ->check(CLI::IsMember(executors))
+      ->capture_default_str();
+  cmd->add_option("--params", args->options.params,
+                  "Where the weights go: embedded (in the library) or external (beside it, in "
+                  "OUTPUT.params, or OUTPUT.MODEL.params for several models; load them with "
+                  "kiln run --params)")
+      ->check(CLI::IsMember({"embedded", "external"}))
       ->capture_default_str();
   cmd->add_option("--input-shapes", args->inputShapes,
                   "Shapes for inputs with symbolic dims: \"name:[d0,d1,...] name2:[...]\"");
-  cmd->add_option("--model-name", args->options.modelName,
-                  "The name the model is created under: lib[NAME](device)")
-      ->capture_default_str();
+  cmd->add_option("--model-name", args->modelNames,
+                  "The name each model is created under: lib[NAME](device); repeat it once per "
+                  "model, in order (default: \"default\" for a single model)");
   cmd->add_option("--opt-level", args->options.optLevel,
                   "0: no graph optimisation; 1: fold constants, simplify; 2: + fold batch norm, "
                   "blocked conv layout, packed GEMM weights; 3: + operator fusion (LLVM uses the "

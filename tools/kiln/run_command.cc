@@ -18,7 +18,7 @@ namespace kiln::cli {
 namespace {
 
 struct RunArgs {
-  std::string artifact, inputs, outputs, fillMode = "random", modelName = "default";
+  std::string artifact, inputs, outputs, fillMode = "random", modelName = "default", params;
   int printTop = 0, repeat = 10, number = 1, threads = 0;
   bool printTime = false, json = false, noVerify = false;
   uint64_t seed = 0;
@@ -68,7 +68,9 @@ runtime::Module createExecutor(const runtime::Module& lib, const RunArgs& args) 
   std::string names;
   for (const Json& m : models.asArray()) {
     if (m.asString() == args.modelName) {
-      return lib[args.modelName](runtime::Device::cpu()).asModule();
+      runtime::Module factory = lib["get_factory"](args.modelName).asModule();
+      if (!args.params.empty()) factory = factory["load_params_file"](args.params).asModule();
+      return factory["create"](runtime::Device::cpu()).asModule();
     }
     names += (names.empty() ? "" : ", ") + m.asString();
   }
@@ -79,6 +81,7 @@ runtime::Module createExecutor(const runtime::Module& lib, const RunArgs& args) 
 void checkPaths(const RunArgs& args) {
   refuseOverwrite("--outputs", args.outputs, "the artifact", args.artifact);
   refuseOverwrite("--outputs", args.outputs, "--inputs", args.inputs);
+  refuseOverwrite("--outputs", args.outputs, "--params", args.params);
   if (!args.outputs.empty()) requireOutputFolder(args.outputs);
 }
 
@@ -138,6 +141,9 @@ void addRunCommand(CLI::App& app) {
                   "Write outputs to an .npz (path ending in .npz) or a folder of output_0.pb, ...");
   cmd->add_option("--model-name", args->modelName, "Which model of the library to run")
       ->capture_default_str();
+  cmd->add_option("--params", args->params,
+                  "Load the model's weights from FILE (written by kiln compile --params "
+                  "external); refused unless it is the file compiled with the model");
   cmd->add_option("--print-top", args->printTop, "Print the K largest entries of output 0")
       ->check(CLI::Range(1, INT_MAX).description("a count >= 1"));
   cmd->add_flag("--print-time", args->printTime,

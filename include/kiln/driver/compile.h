@@ -1,27 +1,47 @@
-// The compiler's entry points: ONNX file or graph in, one shared-library artifact out.
+// The compiler's entry points: ONNX files or graphs in, one shared-library artifact out.
 #pragma once
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "kiln/ir/graph.h"
 
 namespace kiln::driver {
 
 struct CompileOptions {
-  std::string target;  // "" = the host CPU; else "llvm -mcpu=... -mattr=..."
-  std::string executor = "graph";
+  std::string target;              // "" = the host CPU; else "llvm -mcpu=... -mattr=..."
+  std::string executor = "graph";  // a kind of executorCodegens(): "graph"
   std::map<std::string, runtime::Shape> inputShapes;  // for symbolic or overridden input dims
-  std::string modelName = "default";
+  std::string modelName = "default";                  // the single-model entry points' model name
   int optLevel = 3;       // 0: no graph optimisation, LLVM -O0; 3: everything
   std::string dumpIrDir;  // when set, the IR after every pass is written here
   // A schedule file (JSON lines of {"workload", "knobs"}) overriding the analytical defaults of
   // the kernels whose workloads it names; --dump-ir writes the chosen ones as schedules.json.
   std::string schedulePath;
+  // "embedded": the weights go into the library; "external": into paramsPath(output, model, n)
+  // beside it, and the library records their checksum.
+  std::string params = "embedded";
 };
 
-// Imports, optimises, lowers, generates code and writes the artifact (atomically).
-// Throws kiln::Error for user-caused problems.
+struct NamedGraph {
+  std::string name;  // what lib[NAME](device) creates
+  ir::Graph* graph;
+};
+
+// Where --params external writes a model's weights: OUTPUT.params for a library of one model,
+// OUTPUT.MODEL.params when it holds several.
+std::string paramsPath(const std::string& outputPath, const std::string& model, size_t modelCount);
+
+// Compiles every model into one library (written atomically). Kernels identical between or within
+// models are emitted once. Throws kiln::Error for user-caused problems.
+void compileGraphs(const std::vector<NamedGraph>& models, const std::string& outputPath,
+                   const CompileOptions& options);
+// ONNX files: NAMES[i] names PATHS[i] (empty NAMES: one model, named options.modelName).
+void compileOnnxFiles(const std::vector<std::string>& paths, const std::vector<std::string>& names,
+                      const std::string& outputPath, const CompileOptions& options);
+
+// One model named options.modelName.
 void compileOnnxFile(const std::string& onnxPath, const std::string& outputPath,
                      const CompileOptions& options);
 void compileGraph(ir::Graph& graph, const std::string& outputPath, const CompileOptions& options);

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/driver/executor_codegen.h"
 #include "kiln/ir/graph.h"
 #include "kiln/kernel/lower.h"
 #include "kiln/runtime/artifact.h"
@@ -24,5 +25,8 @@ GraphExecutorModel buildGraphMetadata(const ir::Graph& graph,
                                       const std::vector<kernel::LoweredKernel>& kernels,
                                       const transform::MemoryPlan& plan,
                                       const std::vector<std::string>& outputNames);
+
+// The "graph" executor's generator: the metadata above, no code of its own.
+ExecutorCode generateGraphExecutor(const LoweredModel& model);
 
 }  // namespace kiln::driver

@@ -26,6 +26,10 @@ class NDArray {
   // Takes ownership of a DLPack tensor (its deleter runs when the last reference goes).
   // Throws kiln::Error for non-compact strides.
   static NDArray fromDLPack(DLManagedTensor* tensor);
+  // A view of SIZE bytes at DATA that OWNER keeps alive (a mapped file, a loaded library), with
+  // no copy. READ_ONLY arrays refuse copyFrom; their bytes may live in read-only pages.
+  static NDArray fromExternal(const Shape& shape, DataType dtype, const void* data, size_t size,
+                              std::shared_ptr<const void> owner, bool readOnly);
 
   bool defined() const { return static_cast<bool>(c_); }
   const Shape& shape() const;
@@ -40,6 +44,8 @@ class NDArray {
     return static_cast<T*>(data());
   }
   const DLTensor* dl() const;
+  // True for views of read-only memory (weights mapped from an artifact); views inherit it.
+  bool readOnly() const;
 
   // A view sharing this array's storage: SHAPE/DTYPE at BYTE_OFFSET; checks it fits.
   NDArray view(const Shape& shape, DataType dtype, size_t byteOffset = 0) const;

@@ -11,6 +11,15 @@
 namespace kiln::runtime {
 namespace {
 
+// The weights the sample's first model views; they outlive every artifact the tests build.
+const std::string& sampleParams() {
+  static const std::string bytes = [] {
+    float w[3] = {1.5f, -2.0f, 3.25f};
+    return saveParams({{"w", NDArray::fromBytes({3}, DataType::float32(), w, sizeof(w))}});
+  }();
+  return bytes;
+}
+
 Artifact sampleArtifact() {
   Artifact a;
   a.target = Json::parse(R"({"triple":"x86_64-linux-gnu","cpu":"skylake","features":"+avx2"})");
@@ -18,12 +27,18 @@ Artifact sampleArtifact() {
   m1.name = "default";
   m1.executor = "graph";
   m1.metadata = Json::parse(R"({"storages":[{"size":64}],"kernels":[],"big":9007199254740993})");
-  float w[3] = {1.5f, -2.0f, 3.25f};
-  m1.params = saveParams({{"w", NDArray::fromBytes({3}, DataType::float32(), w, sizeof(w))}});
+  m1.signature = Json::parse(R"({"inputs":[],"outputs":[],"workspace_bytes":64,"num_params":1})");
+  m1.params = sampleParams();
+  m1.paramsSize = m1.params.size();
+  m1.paramsChecksum = paramsChecksum(m1.params.data(), m1.params.size());
   ArtifactModel m2;
   m2.name = "second";
   m2.executor = "graph";
   m2.metadata = Json::parse(R"({"note":"\u00e9"})");
+  m2.signature = Json::parse(R"({"inputs":[],"outputs":[],"workspace_bytes":0,"num_params":0})");
+  m2.externalParams = true;
+  m2.paramsSize = 1234;
+  m2.paramsChecksum = 99;
   a.models = {m1, m2};
   return a;
 }
@@ -56,8 +71,14 @@ TEST(Artifact, RoundTrip) {
     EXPECT_EQ(b.models[i].name, a.models[i].name);
     EXPECT_EQ(b.models[i].executor, a.models[i].executor);
     EXPECT_EQ(b.models[i].metadata.dump(), a.models[i].metadata.dump());
+    EXPECT_EQ(b.models[i].signature.dump(), a.models[i].signature.dump());
     EXPECT_EQ(b.models[i].params, a.models[i].params);
+    EXPECT_EQ(b.models[i].externalParams, a.models[i].externalParams);
+    EXPECT_EQ(b.models[i].paramsSize, a.models[i].paramsSize);
+    EXPECT_EQ(b.models[i].paramsChecksum, a.models[i].paramsChecksum);
   }
+  // The embedded weights start 64-byte aligned within the container.
+  EXPECT_EQ((b.models[0].params.data() - bytes.data()) % 64, 0);
   EXPECT_EQ(b.models[0].metadata.at("big").asInt(), 9007199254740993);
   EXPECT_EQ(serializeArtifact(b), bytes);
 }

@@ -225,8 +225,22 @@ std::vector<float> toVector(const NDArray& a) {
   return std::vector<float>(a.data<float>(), a.data<float>() + a.numel());
 }
 
+// The params bytes a test model views; kept alive until the test program ends.
+std::string_view keepParams(std::string params) {
+  static std::vector<std::unique_ptr<std::string>> kept;
+  kept.push_back(std::make_unique<std::string>(std::move(params)));
+  return *kept.back();
+}
+
 ArtifactModel model(const std::string& name, Json metadata, std::string params = "") {
-  return ArtifactModel{name, "graph", std::move(metadata), std::move(params)};
+  ArtifactModel m;
+  m.name = name;
+  m.executor = "graph";
+  m.metadata = std::move(metadata);
+  m.externalParams = params.empty();  // no weights: executors need load_params
+  m.params = keepParams(std::move(params));
+  m.paramsSize = m.params.size();
+  return m;
 }
 
 std::string cArray(const std::string& bytes) {

@@ -1,0 +1,36 @@
+// Writes what `kiln inspect` and every runtime show of a model without knowing its executor.
+#include "kiln/driver/model_signature.h"
+
+namespace kiln::driver {
+namespace {
+
+Json tensorJson(const std::string& name, const ir::TensorType& type) {
+  Json::Array dims;
+  for (int64_t d : type.shape) dims.emplace_back(d);
+  Json t;
+  t["name"] = name;
+  t["shape"] = Json(std::move(dims));
+  t["dtype"] = type.dtype.str();
+  return t;
+}
+
+}  // namespace
+
+Json modelSignature(const ir::Graph& graph, const transform::MemoryPlan& plan,
+                    const std::vector<std::string>& outputNames, size_t numParams) {
+  Json inputs = Json(Json::Array{});
+  for (const ir::Value* v : graph.inputs()) inputs.push(tensorJson(v->name, v->type));
+  Json outputs = Json(Json::Array{});
+  for (size_t i = 0; i < graph.outputs().size(); ++i)
+    outputs.push(tensorJson(outputNames.at(i), graph.outputs()[i]->type));
+  int64_t workspace = 0;
+  for (int64_t size : plan.storageSizes) workspace += size;
+  Json signature;
+  signature["inputs"] = std::move(inputs);
+  signature["outputs"] = std::move(outputs);
+  signature["workspace_bytes"] = workspace;
+  signature["num_params"] = static_cast<int64_t>(numParams);
+  return signature;
+}
+
+}  // namespace kiln::driver

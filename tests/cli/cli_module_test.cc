@@ -1,0 +1,116 @@
+// Libraries of several models and weights kept beside the library, through the command line.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "cli_harness.h"
+#include "kiln/frontend/onnx/tensor_proto.h"
+#include "kiln/support/error.h"
+#include "kiln/support/file.h"
+#include "kiln/support/json.h"
+#include "npz.h"
+
+namespace kiln::test {
+namespace {
+
+// A two-layer perceptron with weights from SEED, as an ONNX file with initializers.
+std::string writeMlp(const std::string& dir, const std::string& name, int seed, int hidden) {
+  std::string path = dir + "/" + name + ".onnx";
+  std::string script = strCat(
+      "import numpy as np, onnx\n"
+      "from onnx import helper, numpy_helper, TensorProto\n"
+      "r = np.random.default_rng(",
+      seed, ")\n", "w1 = numpy_helper.from_array(r.standard_normal((16, ", hidden,
+      "), dtype=np.float32), 'w1')\n"
+      "w2 = numpy_helper.from_array(r.standard_normal((",
+      hidden,
+      ", 4), dtype=np.float32), 'w2')\n"
+      "g = helper.make_graph([helper.make_node('MatMul', ['x', 'w1'], ['h']),\n"
+      "                       helper.make_node('Relu', ['h'], ['r']),\n"
+      "                       helper.make_node('MatMul', ['r', 'w2'], ['y'])], 'mlp',\n"
+      "    [helper.make_tensor_value_info('x', TensorProto.FLOAT, [2, 16])],\n"
+      "    [helper.make_tensor_value_info('y', TensorProto.FLOAT, [2, 4])], [w1, w2])\n"
+      "onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)]), '",
+      path, "')\n");
+  std::string scriptPath = dir + "/" + name + ".py";
+  writeFileAtomic(scriptPath, script);
+  EXPECT_EQ(std::system(("/usr/bin/python3 " + scriptPath).c_str()), 0) << script;
+  return path;
+}
+
+runtime::NDArray output0(const std::string& npz) { return cli::readNpz(npz).at(0).second; }
+
+TEST(CliModule, SeveralModelsInOneLibrary) {
+  std::string dir = scratchDir();
+  std::string mlp = writeMlp(dir, "mlp", 1, 8);
+  std::string relu = nodeTestDir("test_relu");
+  std::string so = dir + "/both.so";
+  CommandResult r = runKiln(
+      strCat("compile ", mlp, " ", relu, "/model.onnx -o ", so, " --model-name a --model-name b"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  r = runKiln(strCat("run ", so, " --model-name b --inputs ", relu, "/test_data_set_0 --outputs ",
+                     dir, "/b_out"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  runtime::NDArray got = frontend::onnx::loadTensorProto(dir + "/b_out/output_0.pb");
+  runtime::NDArray want = frontend::onnx::loadTensorProto(relu + "/test_data_set_0/output_0.pb");
+  ASSERT_EQ(got.shape(), want.shape());
+  for (int64_t i = 0; i < got.numel(); ++i) ASSERT_EQ(got.data<float>()[i], want.data<float>()[i]);
+  r = runKiln(strCat("run ", so, " --model-name a"));
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("output 'y': float32[2,4]"), std::string::npos) << r.output;
+  r = runKiln(strCat("run ", so, " --model-name c"));
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_NE(r.output.find("it has: a, b"), std::string::npos) << r.output;
+
+  r = runKiln("inspect --json " + so);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  Json info = Json::parse(r.output);
+  ASSERT_EQ(info.at("models").size(), 2u);
+  const Json& a = info.at("models")[0];
+  EXPECT_EQ(a.at("name").asString(), "a");
+  EXPECT_EQ(a.at("executor").asString(), "graph");
+  EXPECT_EQ(a.at("inputs")[0].at("name").asString(), "x");
+  EXPECT_EQ(a.at("num_params").asInt(), 2);
+  EXPECT_GT(a.at("params_bytes").asInt(), (16 * 8 + 8 * 4) * 4);
+  EXPECT_GT(a.at("workspace_bytes").asInt(), 0);
+  EXPECT_EQ(info.at("models")[1].at("outputs")[0].at("shape").size(), 3u);
+  EXPECT_EQ(info.at("format_version").asInt(), 2);
+
+  r = runKiln(strCat("compile ", mlp, " ", relu, "/model.onnx -o ", dir, "/x.so --model-name a"));
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_NE(r.output.find("2 models and 1 --model-name"), std::string::npos) << r.output;
+}
+
+TEST(CliModule, WeightsBesideTheLibrary) {
+  std::string dir = scratchDir();
+  std::string mlp = writeMlp(dir, "mlp", 1, 8);
+  std::string twin = writeMlp(dir, "twin", 2, 8);  // same shapes, other weights
+  CommandResult r = runKiln(strCat("compile ", mlp, " -o ", dir, "/in.so"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  r = runKiln(strCat("compile ", mlp, " -o ", dir, "/out.so --params external"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find(dir + "/out.so.params"), std::string::npos) << r.output;
+  r = runKiln(strCat("compile ", twin, " -o ", dir, "/twin.so --params external"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+
+  r = runKiln(strCat("run ", dir, "/in.so --fill-mode ones --outputs ", dir, "/in.npz"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  r = runKiln(strCat("run ", dir, "/out.so --fill-mode ones"));
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_NE(r.output.find("--params FILE"), std::string::npos) << r.output;
+  r = runKiln(strCat("run ", dir, "/out.so --fill-mode ones --params ", dir,
+                     "/out.so.params --outputs ", dir, "/out.npz"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  runtime::NDArray a = output0(dir + "/in.npz"), b = output0(dir + "/out.npz");
+  ASSERT_EQ(a.shape(), b.shape());
+  for (int64_t i = 0; i < a.numel(); ++i) EXPECT_EQ(a.data<float>()[i], b.data<float>()[i]);
+  r = runKiln(strCat("run ", dir, "/out.so --params ", dir, "/twin.so.params"));
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_NE(r.output.find("does not belong to model 'default'"), std::string::npos) << r.output;
+  r = runKiln(strCat("inspect ", dir, "/out.so"));
+  EXPECT_NE(r.output.find("in a separate .params file"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace kiln::test
