@@ -126,6 +126,7 @@ std::string paramsPath(const std::string& outputPath, const std::string& model, 
 void compileGraphs(const std::vector<NamedGraph>& models, const std::string& outputPath,
                    const CompileOptions& options) {
   std::vector<std::string> names;
+  names.reserve(models.size());
   for (const NamedGraph& m : models) names.push_back(m.name);
   checkOptions(options, names);
   codegen::Target target =

@@ -13,10 +13,10 @@ const std::vector<ExecutorKind>& executorKinds() {
   return kKinds;
 }
 
-Module makeFactory(std::shared_ptr<SharedLibrary> library, const ArtifactModel& model) {
+Module makeFactory(const std::shared_ptr<SharedLibrary>& library, const ArtifactModel& model) {
   std::string known;
   for (const ExecutorKind& kind : executorKinds()) {
-    if (model.executor == kind.name) return kind.makeFactory(std::move(library), model);
+    if (model.executor == kind.name) return kind.makeFactory(library, model);
     known += strCat(known.empty() ? "" : ", ", kind.name);
   }
   throw Error(strCat("model '", model.name, "' uses the '", model.executor,

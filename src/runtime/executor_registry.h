@@ -15,7 +15,7 @@ namespace kiln::runtime {
 
 // Builds the factory module of one model: validates its metadata against LIBRARY (resolving
 // symbols) and binds its embedded weights.
-using FactoryConstructor = Module (*)(std::shared_ptr<SharedLibrary> library,
+using FactoryConstructor = Module (*)(const std::shared_ptr<SharedLibrary>& library,
                                       const ArtifactModel& model);
 
 struct ExecutorKind {
@@ -26,6 +26,6 @@ struct ExecutorKind {
 const std::vector<ExecutorKind>& executorKinds();
 
 // The factory for MODEL; throws kiln::Error naming the executor and the kinds this runtime knows.
-Module makeFactory(std::shared_ptr<SharedLibrary> library, const ArtifactModel& model);
+Module makeFactory(const std::shared_ptr<SharedLibrary>& library, const ArtifactModel& model);
 
 }  // namespace kiln::runtime

@@ -1,5 +1,6 @@
 // The graph executor module: one model instance over its own static memory plan. All storage and
 // every kernel's argument array are built at creation, so run() only calls kernels.
+#include <cstdio>
 #include <map>
 
 #include "graph_plan.h"
@@ -10,6 +11,9 @@
 namespace kiln::runtime {
 
 namespace {
+
+// Kernels declare every buffer argument 64-byte aligned (codegen's function_lowering).
+constexpr uintptr_t kKernelAlignment = 64;
 
 std::string describe(const Shape& shape, DataType dtype) { return dtype.str() + shapeStr(shape); }
 
@@ -32,6 +36,7 @@ class GraphExecutorNode final : public ModuleNode {
           strCat("model '", plan_->model, "': the graph executor runs on cpu, got ", device.str()));
     }
     for (size_t k = 0; k < plan_->storageSizes.size(); ++k) allocateStorage(k, device);
+    bound_.assign(storages_.size(), false);
     tensors_.resize(plan_->tensors.size());
     for (size_t i = 0; i < plan_->tensors.size(); ++i) {
       const GraphTensor& t = plan_->tensors[i];
@@ -78,6 +83,20 @@ class GraphExecutorNode final : public ModuleNode {
            return Value();
          }},
         {"get_output", [](GraphExecutorNode& n, const Args& a) { return n.getOutput(a); }},
+        {"set_input_zero_copy",
+         [](GraphExecutorNode& n, const Args& a) {
+           checkArgCount("set_input_zero_copy", a, 2);
+           size_t pos = n.inputPosition("set_input_zero_copy", a[0]);
+           n.bindStorage("set_input_zero_copy", n.plan_->inputs[pos], a[1].asNDArray(), false);
+           return Value();
+         }},
+        {"set_output_zero_copy",
+         [](GraphExecutorNode& n, const Args& a) {
+           checkArgCount("set_output_zero_copy", a, 2);
+           size_t pos = n.outputPosition(a[0]);
+           n.bindStorage("set_output_zero_copy", n.plan_->outputs[pos], a[1].asNDArray(), true);
+           return Value();
+         }},
         {"get_num_inputs",
          [](GraphExecutorNode& n, const Args& a) {
            checkArgCount("get_num_inputs", a, 0);
@@ -175,6 +194,53 @@ class GraphExecutorNode final : public ModuleNode {
     }
   }
 
+  // Points every tensor placed in ID's storage (the input or output itself, and the inputs of an
+  // in-place Concat writing into it) at BUFFER; a null BUFFER restores the executor's own storage.
+  void bindStorage(int64_t id, const NDArray& buffer) {
+    auto sid = static_cast<size_t>(plan_->tensors[id].storage);
+    // Inputs and outputs own their storage from offset 0 (transform/plan_memory.h).
+    KILN_CHECK(plan_->tensors[id].offset == 0, "tensor ", plan_->tensors[id].name,
+               " does not start its storage");
+    const NDArray& base = buffer.defined() ? buffer : storages_[sid];
+    for (size_t i = 0; i < plan_->tensors.size(); ++i) {
+      const GraphTensor& t = plan_->tensors[i];
+      if (t.storage == static_cast<int64_t>(sid))
+        tensors_[i] = base.view(t.shape, t.dtype, t.offset);
+    }
+    bound_[sid] = buffer.defined();
+    refreshArgs();
+  }
+
+  // Checks BUFFER can stand in for tensor ID: the same shape and dtype, on the cpu, aligned as the
+  // kernels assume, and writable when the kernels write it.
+  void bindStorage(const char* function, int64_t id, const NDArray& buffer, bool written) {
+    const GraphTensor& t = plan_->tensors[id];
+    if (!buffer.defined()) throw Error(strCat(function, "('", t.name, "'): got a null array"));
+    if (buffer.shape() != t.shape || buffer.dtype() != t.dtype) {
+      throw Error(strCat(function, "('", t.name, "'): expected ", describe(t.shape, t.dtype),
+                         ", got ", describe(buffer.shape(), buffer.dtype())));
+    }
+    if (buffer.device().type != kDLCPU) {
+      throw Error(strCat(function, "('", t.name, "'): expected a cpu array, got one on ",
+                         buffer.device().str()));
+    }
+    auto address = reinterpret_cast<uintptr_t>(buffer.data());
+    if (address % kKernelAlignment != 0) {
+      char hex[32];
+      std::snprintf(hex, sizeof hex, "%#llx", static_cast<unsigned long long>(address));
+      throw Error(strCat(function, "('", t.name, "'): the array's data at address ", hex,
+                         " is not ", kKernelAlignment,
+                         "-byte aligned, which the kernels assume; allocate it with "
+                         "NDArray::empty (or aligned_alloc), or use the copying ",
+                         written ? "get_output" : "set_input"));
+    }
+    if (written && buffer.readOnly()) {
+      throw Error(
+          strCat(function, "('", t.name, "'): the array is read-only; outputs are written"));
+    }
+    bindStorage(id, buffer);
+  }
+
   Value setInput(const Args& a) {
     checkArgCount("set_input", a, 2);
     size_t pos = inputPosition("set_input", a[0]);
@@ -184,7 +250,9 @@ class GraphExecutorNode final : public ModuleNode {
       throw Error(strCat("set_input('", t.name, "'): expected ", describe(t.shape, t.dtype),
                          ", got ", describe(value.shape(), value.dtype())));
     }
-    tensors_[plan_->inputs[pos]].copyFrom(value);
+    int64_t id = plan_->inputs[pos];
+    if (bound_[static_cast<size_t>(plan_->tensors[id].storage)]) bindStorage(id, NDArray());
+    tensors_[id].copyFrom(value);
     return Value();
   }
 
@@ -295,6 +363,7 @@ class GraphExecutorNode final : public ModuleNode {
 
   std::shared_ptr<const GraphPlan> plan_;
   std::vector<NDArray> storages_;
+  std::vector<bool> bound_;       // per storage: a caller's buffer replaces it (zero-copy I/O)
   std::vector<NDArray> tensors_;  // per tensor id: a view into a storage, or a parameter
   std::vector<void*> args_;       // every kernel's argument pointers, back to back
   std::vector<size_t> argStart_;  // per kernel: where its arguments start in args_

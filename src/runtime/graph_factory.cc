@@ -51,16 +51,16 @@ class GraphFactoryNode final : public ModuleNode {
       return PackedFunc([self](const Args& a) {
         checkArgCount("load_params", a, 1);
         ParamList list = loadParams(a[0].asBytes().data);
-        return Value(self->withParams(bindParams(paramSpecs(*self->plan_), std::move(list),
-                                                 self->plan_->model, "load_params")));
+        return Value(self->withParams(
+            bindParams(paramSpecs(*self->plan_), list, self->plan_->model, "load_params")));
       });
     }
     if (name == "load_params_file") {
       return PackedFunc([self](const Args& a) {
         checkArgCount("load_params_file", a, 1);
         ParamList list = weightsFile(a[0].asString(), self->plan_->model, self->paramsChecksum_);
-        return Value(self->withParams(bindParams(paramSpecs(*self->plan_), std::move(list),
-                                                 self->plan_->model, "load_params_file")));
+        return Value(self->withParams(
+            bindParams(paramSpecs(*self->plan_), list, self->plan_->model, "load_params_file")));
       });
     }
     if (name == "list_models") {
@@ -99,7 +99,7 @@ class GraphFactoryNode final : public ModuleNode {
 
 }  // namespace
 
-Module makeGraphFactory(std::shared_ptr<SharedLibrary> library, const ArtifactModel& model) {
+Module makeGraphFactory(const std::shared_ptr<SharedLibrary>& library, const ArtifactModel& model) {
   auto plan = parseGraphPlan(model.metadata, library, model.name);
   GraphParams params;
   try {

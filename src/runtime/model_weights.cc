@@ -52,10 +52,10 @@ ParamList weightsFile(const std::string& path, const std::string& model,
   return list;
 }
 
-std::vector<NDArray> bindParams(const std::vector<ParamSpec>& specs, ParamList list,
+std::vector<NDArray> bindParams(const std::vector<ParamSpec>& specs, const ParamList& list,
                                 const std::string& model, const char* function) {
   std::vector<NDArray> params(specs.size());
-  for (auto& [name, array] : list) {
+  for (const auto& [name, array] : list) {
     size_t p = 0;
     while (p < specs.size() && specs[p].name != name) ++p;
     if (p == specs.size()) {
@@ -67,7 +67,7 @@ std::vector<NDArray> bindParams(const std::vector<ParamSpec>& specs, ParamList l
                          describe(array.shape(), array.dtype()), " but the model expects ",
                          describe(specs[p].shape, specs[p].dtype)));
     }
-    params[p] = std::move(array);
+    params[p] = array;
   }
   return params;
 }

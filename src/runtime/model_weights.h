@@ -29,7 +29,7 @@ ParamList weightsFile(const std::string& path, const std::string& model, uint64_
 
 // One array per SPECS entry (undefined where LIST has none); throws kiln::Error naming MODEL and
 // FUNCTION when LIST holds a tensor SPECS does not declare, or one of another shape or dtype.
-std::vector<NDArray> bindParams(const std::vector<ParamSpec>& specs, ParamList list,
+std::vector<NDArray> bindParams(const std::vector<ParamSpec>& specs, const ParamList& list,
                                 const std::string& model, const char* function);
 
 }  // namespace kiln::runtime

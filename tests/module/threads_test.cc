@@ -21,6 +21,7 @@ TEST(ModuleThreads, ThreadsShareOneFactoryEachWithItsOwnExecutor) {
   constexpr int kThreads = 4;
   std::vector<double> errors(kThreads, 1.0);
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       runtime::Module ex = factory["create"](runtime::Device::cpu()).asModule();

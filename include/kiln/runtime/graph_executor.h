@@ -26,6 +26,6 @@ namespace kiln::runtime {
 // executor module with set_input, run, get_output, get_num_inputs, get_num_outputs,
 // get_input_index, get_input_info, get_output_info, load_params, share_params.
 // The factory also answers get_params, remove_params and list_models.
-Module makeGraphFactory(std::shared_ptr<SharedLibrary> library, const ArtifactModel& model);
+Module makeGraphFactory(const std::shared_ptr<SharedLibrary>& library, const ArtifactModel& model);
 
 }  // namespace kiln::runtime

@@ -13,11 +13,11 @@ namespace {
 
 // The weights the sample's first model views; they outlive every artifact the tests build.
 const std::string& sampleParams() {
-  static const std::string bytes = [] {
+  static const std::string kBytes = [] {
     float w[3] = {1.5f, -2.0f, 3.25f};
     return saveParams({{"w", NDArray::fromBytes({3}, DataType::float32(), w, sizeof(w))}});
   }();
-  return bytes;
+  return kBytes;
 }
 
 Artifact sampleArtifact() {
