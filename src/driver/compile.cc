@@ -86,7 +86,7 @@ struct ModelPart {
 
 ModelPart compileModel(const NamedGraph& named, const CompileOptions& options,
                        const kernel::ScheduleConfig& config, const std::string& dumpDir,
-                       KernelPool& pool, std::vector<tir::PrimFunc>& entryFuncs) {
+                       KernelPool& pool, std::vector<codegen::EntryFunction>& entries) {
   ir::Graph& graph = *named.graph;
   if (!dumpDir.empty()) makeDirectories(dumpDir);
   std::vector<std::string> outputNames;
@@ -101,7 +101,7 @@ ModelPart compileModel(const NamedGraph& named, const CompileOptions& options,
   LoweredModel lowered{named.name, graph, groups, kernels, plan, outputNames};
   ExecutorCode code = findExecutorCodegen(options.executor)(lowered);
   if (!dumpDir.empty()) dumpKernels(dumpDir, kernels, options.executor, code.metadata);
-  for (tir::PrimFunc& f : code.entryFuncs) entryFuncs.push_back(std::move(f));
+  for (codegen::EntryFunction& e : code.entries) entries.push_back(std::move(e));
 
   ModelPart part;
   part.params = std::make_unique<std::string>(runtime::saveParams(code.params));
@@ -139,19 +139,18 @@ void compileGraphs(const std::vector<NamedGraph>& models, const std::string& out
   }
 
   KernelPool pool;
-  std::vector<tir::PrimFunc> entryFuncs;
+  std::vector<codegen::EntryFunction> entries;
   std::vector<ModelPart> parts;
   runtime::Artifact artifact;
   artifact.target = target.toJson();
   for (const NamedGraph& named : models) {
     std::string dumpDir = options.dumpIrDir;
     if (!dumpDir.empty() && models.size() > 1) dumpDir += "/" + named.name;
-    parts.push_back(compileModel(named, options, config, dumpDir, pool, entryFuncs));
+    parts.push_back(compileModel(named, options, config, dumpDir, pool, entries));
     artifact.models.push_back(parts.back().model);
   }
 
   std::vector<tir::PrimFunc> funcs = pool.take();
-  for (tir::PrimFunc& f : entryFuncs) funcs.push_back(std::move(f));
   codegen::BuildOptions build;
   build.target = target;
   build.optLevel = options.optLevel;
@@ -159,7 +158,8 @@ void compileGraphs(const std::vector<NamedGraph>& models, const std::string& out
     build.dumpLlvmPath = options.dumpIrDir + "/module.ll";
     build.dumpAsmPath = options.dumpIrDir + "/module.s";
   }
-  codegen::buildSharedLibrary(funcs, runtime::serializeArtifact(artifact), build, outputPath);
+  codegen::buildSharedLibrary(funcs, entries, runtime::serializeArtifact(artifact), build,
+                              outputPath);
   if (options.params == "external") {
     for (const ModelPart& part : parts)
       writeFileAtomic(paramsPath(outputPath, part.model.name, parts.size()), *part.params);

@@ -1,6 +1,7 @@
 // The table of executor kinds the compiler can generate.
 #include "kiln/driver/executor_codegen.h"
 
+#include "kiln/driver/aot_codegen.h"
 #include "kiln/driver/graph_metadata.h"
 #include "kiln/support/error.h"
 
@@ -9,6 +10,7 @@ namespace kiln::driver {
 const std::vector<ExecutorCodegenKind>& executorCodegens() {
   static const std::vector<ExecutorCodegenKind> kKinds = {
       {"graph", generateGraphExecutor},
+      {"aot", generateAotExecutor},
   };
   return kKinds;
 }

@@ -1,6 +1,7 @@
 // The table of executor kinds the runtime can create factories for.
 #include "executor_registry.h"
 
+#include "kiln/runtime/aot_executor.h"
 #include "kiln/runtime/graph_executor.h"
 #include "kiln/support/error.h"
 
@@ -9,6 +10,7 @@ namespace kiln::runtime {
 const std::vector<ExecutorKind>& executorKinds() {
   static const std::vector<ExecutorKind> kKinds = {
       {"graph", makeGraphFactory},
+      {"aot", makeAotFactory},
   };
   return kKinds;
 }

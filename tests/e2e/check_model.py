@@ -1,5 +1,6 @@
 """End-to-end check of one network: export it, compile it with `kiln compile`, run it with
-`kiln run` and with ONNX Runtime on the same random input, and compare the outputs."""
+`kiln run` and with ONNX Runtime on the same random input, and compare the outputs. The network is
+compiled for the graph and the AOT executor, which must give identical outputs."""
 import argparse
 import os
 import subprocess
@@ -40,6 +41,15 @@ def main() -> int:
     np.savez(in_npz, **{name: x})
     run([args.kiln, "run", so_path, "--inputs", in_npz, "--outputs", out_npz])
     got = np.load(out_npz)["output"]
+
+    aot_so = os.path.join(args.work, f"{args.model}.aot.so")
+    aot_npz = os.path.join(args.work, f"{args.model}.aot.out.npz")
+    run([args.kiln, "compile", onnx_path, "-o", aot_so, "--executor", "aot"])
+    run([args.kiln, "run", aot_so, "--inputs", in_npz, "--outputs", aot_npz])
+    if not np.array_equal(np.load(aot_npz)["output"], got):
+        print("FAIL: the aot executor's outputs differ from the graph executor's")
+        return 1
+    print(f"{args.model}: aot and graph executors give identical outputs")
 
     in_bin = os.path.join(args.work, f"{args.model}.in.bin")
     ref_bin = os.path.join(args.work, f"{args.model}.ort.bin")

@@ -78,8 +78,9 @@ void addCompileCommand(CLI::App& app) {
   for (const driver::ExecutorCodegenKind& kind : driver::executorCodegens())
     executors.push_back(kind.name);
   cmd->add_option("--executor", args->options.executor,
-                  "How the runtime runs the model: graph (kernels called from a graph in the "
-                  "library's metadata)")
+                  "How the runtime runs the model: graph (kernels called in the order the "
+                  "library's metadata lists them) or aot (one generated entry function per model "
+                  "calls them; nothing is interpreted at run time)")
       ->check(CLI::IsMember(executors))
       ->capture_default_str();
   cmd->add_option("--params", args->options.params,

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/codegen/llvm/entry_function.h"
 #include "kiln/ir/graph.h"
 #include "kiln/kernel/lower.h"
 #include "kiln/runtime/artifact.h"
@@ -24,9 +25,9 @@ struct LoweredModel {
 };
 
 struct ExecutorCode {
-  Json metadata;                          // the executor's schema, read by its runtime factory
-  runtime::ParamList params;              // the weights, named as the metadata names them
-  std::vector<tir::PrimFunc> entryFuncs;  // code the executor adds beside the kernels
+  Json metadata;              // the executor's schema, read by its runtime factory
+  runtime::ParamList params;  // the weights, named as the metadata names them
+  std::vector<codegen::EntryFunction> entries;  // code the executor adds beside the kernels
 };
 
 using ExecutorCodegen = ExecutorCode (*)(const LoweredModel& model);

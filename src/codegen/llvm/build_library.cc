@@ -12,6 +12,7 @@
 
 #include "compile_shard.h"
 #include "embed_artifact.h"
+#include "emit_entry.h"
 #include "kiln/runtime/backend_api.h"
 #include "kiln/support/error.h"
 #include "kiln/support/file.h"
@@ -34,12 +35,21 @@ int threadCount(const BuildOptions& options) {
 }
 
 // Kernels in different shards would only clash in the linker; catch it here, as one module did.
-void checkKernelNames(const std::vector<tir::PrimFunc>& funcs) {
+void checkKernelNames(const std::vector<tir::PrimFunc>& funcs,
+                      const std::vector<EntryFunction>& entries) {
   std::unordered_set<std::string> seen = {KILN_SYMBOL_BACKEND_API, KILN_SYMBOL_ARTIFACT,
                                           KILN_SYMBOL_ARTIFACT_SIZE};
   for (const tir::PrimFunc& f : funcs) {
     KILN_CHECK(seen.insert(f.name).second, "kernel symbol '", f.name,
                "' is defined twice or clashes with a kiln symbol");
+  }
+  for (const EntryFunction& e : entries) {
+    KILN_CHECK(seen.insert(e.symbol).second, "entry symbol '", e.symbol,
+               "' is defined twice or clashes with a kernel");
+    for (const EntryCall& c : e.calls) {
+      KILN_CHECK(seen.count(c.kernel), "entry '", e.symbol, "' calls '", c.kernel,
+                 "', which is not a kernel of the library");
+    }
   }
 }
 
@@ -57,11 +67,17 @@ void dumpShards(const std::vector<std::string>& shardIrs, const std::string& pat
 
 void buildSharedLibrary(const std::vector<tir::PrimFunc>& funcs, const std::string& artifact,
                         const BuildOptions& options, const std::string& outputPath) {
+  buildSharedLibrary(funcs, {}, artifact, options, outputPath);
+}
+
+void buildSharedLibrary(const std::vector<tir::PrimFunc>& funcs,
+                        const std::vector<EntryFunction>& entries, const std::string& artifact,
+                        const BuildOptions& options, const std::string& outputPath) {
   int threads = threadCount(options);
   // Created first, on this thread, so a bad target or opt level fails before any work starts.
   std::unique_ptr<llvm::TargetMachine> artifactTm =
       createTargetMachine(options.target, options.optLevel);
-  checkKernelNames(funcs);
+  checkKernelNames(funcs, entries);
   std::vector<std::vector<size_t>> shards = partitionKernels(funcs, threads);
 
   // Objects and the link log live in a scratch folder that goes away on error and on SIGINT.
@@ -81,8 +97,16 @@ void buildSharedLibrary(const std::vector<tir::PrimFunc>& funcs, const std::stri
     objects.push_back(jobs[s].objectPath);
     tasks.push_back([&, s] { texts[s] = compileShard(jobs[s], options.target, options.optLevel); });
   }
+  std::string entryIr;
+  if (!entries.empty()) {
+    objects.push_back(file("entries.o"));
+    tasks.push_back([&, path = objects.back()] {
+      entryIr = emitEntryObject(entries, options.target, options.optLevel, path,
+                                !options.dumpLlvmPath.empty());
+    });
+  }
   objects.push_back(file("artifact.o"));
-  tasks.push_back([&] { emitArtifactObject(artifact, *artifactTm, objects.back()); });
+  tasks.push_back([&, path = objects.back()] { emitArtifactObject(artifact, *artifactTm, path); });
   runConcurrently(tasks, threads > 1);
 
   std::vector<std::string> irs, assembly;
@@ -90,6 +114,7 @@ void buildSharedLibrary(const std::vector<tir::PrimFunc>& funcs, const std::stri
     irs.push_back(std::move(t.ir));
     assembly.push_back(std::move(t.assembly));
   }
+  if (!entryIr.empty()) irs.push_back(std::move(entryIr));
   if (!options.dumpLlvmPath.empty()) dumpShards(irs, options.dumpLlvmPath);
   if (!options.dumpAsmPath.empty()) dumpShards(assembly, options.dumpAsmPath);
   linkSharedLibrary(objects, options.target.triple, outputPath, file("link.log"));

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/codegen/llvm/entry_function.h"
 #include "kiln/codegen/llvm/target.h"
 #include "kiln/tir/prim_func.h"
 
@@ -21,9 +22,14 @@ struct BuildOptions {
   int threads = 0;
 };
 
-// Generates machine code for FUNCS, embeds ARTIFACT (the serialized container) as
-// __kiln_artifact/__kiln_artifact_size, defines __kiln_backend_api, and links everything into the
-// shared library OUTPUT_PATH (written atomically). Throws kiln::Error when linking fails.
+// Generates machine code for FUNCS and the executors' ENTRIES, embeds ARTIFACT (the serialized
+// container) as __kiln_artifact/__kiln_artifact_size, defines __kiln_backend_api, and links
+// everything into the shared library OUTPUT_PATH (written atomically). Throws kiln::Error when
+// linking fails.
+void buildSharedLibrary(const std::vector<tir::PrimFunc>& funcs,
+                        const std::vector<EntryFunction>& entries, const std::string& artifact,
+                        const BuildOptions& options, const std::string& outputPath);
+// The same without entry functions.
 void buildSharedLibrary(const std::vector<tir::PrimFunc>& funcs, const std::string& artifact,
                         const BuildOptions& options, const std::string& outputPath);
 
