@@ -12,6 +12,7 @@
 #include "kiln/driver/materialize_outputs.h"
 #include "kiln/driver/model_signature.h"
 #include "kiln/driver/pipeline.h"
+#include "kiln/driver/static_header.h"
 #include "kiln/driver/target_model.h"
 #include "kiln/frontend/onnx/importer.h"
 #include "kiln/ir/fused_group.h"
@@ -43,6 +44,15 @@ void checkOptions(const CompileOptions& options, const std::vector<std::string>&
   if (options.params != "embedded" && options.params != "external") {
     throw Error(
         strCat("--params '", options.params, "' is not known; expected 'embedded' or 'external'"));
+  }
+  if (options.emit != "shared" && options.emit != "static") {
+    throw Error(strCat("--emit '", options.emit, "' is not known; expected 'shared' or 'static'"));
+  }
+  if (options.emit == "static" && (options.executor != "aot" || options.params != "embedded")) {
+    throw Error(strCat("--emit static needs --executor aot and embedded weights (got --executor ",
+                       options.executor, ", --params ", options.params,
+                       "): a program linked without the kiln runtime cannot interpret a graph or "
+                       "load a weights file"));
   }
   if (names.empty()) throw Error("no model to compile");
   std::set<std::string> seen;
@@ -82,7 +92,32 @@ void dumpKernels(const std::string& dir, const std::vector<kernel::LoweredKernel
 struct ModelPart {
   runtime::ArtifactModel model;
   std::unique_ptr<std::string> params;  // saveParams() bytes; the entry's `params` views them
+  runtime::ParamList weights;           // the same tensors, in the executor's order
 };
+
+// A model's weights as one aligned block and a pointer table, for a static library.
+codegen::WeightTable weightTable(const ModelPart& part) {
+  codegen::WeightTable t;
+  t.weightsSymbol = strCat("kiln_", part.model.name, "_weights");
+  t.tableSymbol = strCat("kiln_", part.model.name, "_params");
+  for (const auto& [name, array] : part.weights) {
+    t.bytes.resize((t.bytes.size() + 63) / 64 * 64);
+    t.offsets.push_back(t.bytes.size());
+    t.bytes.append(static_cast<const char*>(array.data()), array.nbytes());
+  }
+  return t;
+}
+
+std::string headerGuard(const std::string& headerPath) {
+  std::string stem = headerPath.substr(headerPath.find_last_of('/') + 1);
+  std::string guard = "KILN_";
+  for (char c : stem) {
+    guard += std::isalnum(static_cast<unsigned char>(c))
+                 ? static_cast<char>(std::toupper(static_cast<unsigned char>(c)))
+                 : '_';
+  }
+  return guard + "_";
+}
 
 ModelPart compileModel(const NamedGraph& named, const CompileOptions& options,
                        const kernel::ScheduleConfig& config, const std::string& dumpDir,
@@ -114,6 +149,7 @@ ModelPart compileModel(const NamedGraph& named, const CompileOptions& options,
   m.paramsSize = part.params->size();
   m.paramsChecksum = runtime::paramsChecksum(part.params->data(), part.params->size());
   m.params = *part.params;
+  part.weights = std::move(code.params);
   return part;
 }
 
@@ -157,6 +193,17 @@ void compileGraphs(const std::vector<NamedGraph>& models, const std::string& out
   if (!options.dumpIrDir.empty()) {
     build.dumpLlvmPath = options.dumpIrDir + "/module.ll";
     build.dumpAsmPath = options.dumpIrDir + "/module.s";
+  }
+  if (options.emit == "static") {
+    std::vector<codegen::WeightTable> tables;
+    tables.reserve(parts.size());
+    for (const ModelPart& part : parts) tables.push_back(weightTable(part));
+    codegen::buildStaticLibrary(funcs, entries, tables, build, outputPath);
+    std::string header = staticHeaderPath(outputPath);
+    writeFileAtomic(header, staticLibraryHeader(artifact.models,
+                                                strCat(target.triple, " (cpu ", target.cpu, ")"),
+                                                headerGuard(header)));
+    return;
   }
   codegen::buildSharedLibrary(funcs, entries, runtime::serializeArtifact(artifact), build,
                               outputPath);

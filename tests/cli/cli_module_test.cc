@@ -1,7 +1,9 @@
 // Libraries of several models and weights kept beside the library, through the command line.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 
 #include "cli_harness.h"
@@ -110,6 +112,85 @@ TEST(CliModule, WeightsBesideTheLibrary) {
   EXPECT_NE(r.output.find("does not belong to model 'default'"), std::string::npos) << r.output;
   r = runKiln(strCat("inspect ", dir, "/out.so"));
   EXPECT_NE(r.output.find("in a separate .params file"), std::string::npos) << r.output;
+}
+
+// Runs SHELL_COMMAND; returns its exit status and output.
+CommandResult shell(const std::string& command) {
+  CommandResult r;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  char buf[4096];
+  for (size_t n; pipe && (n = fread(buf, 1, sizeof buf, pipe)) > 0;) r.output.append(buf, n);
+  int status = pipe ? pclose(pipe) : -1;
+  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+TEST(CliStatic, TheExampleProgramRunsWithoutTheRuntime) {
+  std::string dir = scratchDir();
+  CommandResult r =
+      shell(strCat(KILN_SOURCE_DIR, "/examples/aot_static/run.sh ", KILN_BIN, " ", dir));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("60 outputs"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(" 0 wrong"), std::string::npos) << r.output;
+}
+
+TEST(CliStatic, WeightsAreBuiltIntoTheStaticLibrary) {
+  std::string dir = scratchDir();
+  std::string mlp = writeMlp(dir, "mlp", 3, 24);
+  CommandResult r = runKiln(strCat("compile ", mlp,
+                                   " --executor aot --emit static --model-name "
+                                   "net -o ",
+                                   dir, "/libmlp.a"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  ASSERT_TRUE(std::filesystem::exists(dir + "/libmlp.h")) << r.output;
+  // A program that fills the input with ones and prints every output.
+  writeFileAtomic(dir + "/main.c", R"(#include <stdio.h>
+#include <stdlib.h>
+#include "libmlp.h"
+int main(void) {
+  float* x = aligned_alloc(64, 64 * ((KILN_NET_INPUT_0_BYTES + 63) / 64));
+  float* y = aligned_alloc(64, 64 * ((KILN_NET_OUTPUT_0_BYTES + 63) / 64));
+  void* ws = aligned_alloc(64, 64 * (KILN_NET_WORKSPACE_BYTES / 64 + 1));
+  for (int i = 0; i < KILN_NET_INPUT_0_BYTES / 4; ++i) x[i] = 1.0f;
+  void* in[] = {x};
+  void* out[] = {y};
+  int status = kiln_net_run(in, out, kiln_net_params, ws);
+  for (int i = 0; i < KILN_NET_OUTPUT_0_BYTES / 4; ++i) printf("%.9g\n", y[i]);
+  return status;
+}
+)");
+  r = shell(strCat("cc -std=c11 -Wall -Werror -I", dir, " ", dir, "/main.c ", dir,
+                   "/libmlp.a -lm -o ", dir, "/mlp && ", dir, "/mlp"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  std::vector<float> got;
+  for (size_t at = 0, end; (end = r.output.find('\n', at)) != std::string::npos; at = end + 1)
+    got.push_back(std::stof(r.output.substr(at, end - at)));
+
+  // The same model through the runtime.
+  r = runKiln(strCat("compile ", mlp, " -o ", dir, "/mlp.so"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  r = runKiln(strCat("run ", dir, "/mlp.so --fill-mode ones --outputs ", dir, "/want.npz"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  runtime::NDArray want = output0(dir + "/want.npz");
+  ASSERT_EQ(static_cast<int64_t>(got.size()), want.numel());
+  float scale = 1;
+  for (int64_t i = 0; i < want.numel(); ++i)
+    scale = std::max(scale, std::fabs(want.data<float>()[i]));
+  for (int64_t i = 0; i < want.numel(); ++i)
+    EXPECT_NEAR(got[i], want.data<float>()[i], 1e-6f * scale) << i;
+}
+
+TEST(CliStatic, StaticLibrariesNeedTheAotExecutorAndEmbeddedWeights) {
+  std::string dir = scratchDir();
+  std::string relu = nodeTestDir("test_relu") + "/model.onnx";
+  CommandResult r = runKiln(strCat("compile ", relu, " --emit static -o ", dir, "/a.a"));
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_NE(r.output.find("--emit static needs --executor aot"), std::string::npos) << r.output;
+  r = runKiln(
+      strCat("compile ", relu, " --emit static --executor aot --params external -o ", dir, "/a.a"));
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_NE(r.output.find("--params external"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/a.a"));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "input_shapes.h"
 #include "kiln/driver/compile.h"
 #include "kiln/driver/executor_codegen.h"
+#include "kiln/driver/static_header.h"
 #include "kiln/support/error.h"
 #include "kiln/support/file.h"
 #include "path_clash.h"
@@ -52,6 +53,9 @@ void runCompile(const CompileArgs& args) {
   for (const std::string& m : args.models)
     models += strCat(models.empty() ? "" : ", ", "'", m, "'");
   std::cout << "compiled " << models << " -> '" << args.output << "' in " << seconds << " s\n";
+  if (options.emit == "static") {
+    std::cout << "C header -> '" << driver::staticHeaderPath(args.output) << "'\n";
+  }
   if (options.params == "external") {
     for (size_t i = 0; i < args.models.size(); ++i) {
       std::string name = args.models.size() == 1 ? options.modelName : names[i];
@@ -82,6 +86,12 @@ void addCompileCommand(CLI::App& app) {
                   "library's metadata lists them) or aot (one generated entry function per model "
                   "calls them; nothing is interpreted at run time)")
       ->check(CLI::IsMember(executors))
+      ->capture_default_str();
+  cmd->add_option("--emit", args->options.emit,
+                  "What to write: shared (a library for the kiln runtime) or static (with "
+                  "--executor aot: a static library OUTPUT plus a C header, OUTPUT without .a "
+                  "plus .h, for programs linked without the runtime)")
+      ->check(CLI::IsMember({"shared", "static"}))
       ->capture_default_str();
   cmd->add_option("--params", args->options.params,
                   "Where the weights go: embedded (in the library) or external (beside it, in "

@@ -22,6 +22,10 @@ struct CompileOptions {
   // "embedded": the weights go into the library; "external": into paramsPath(output, model, n)
   // beside it, and the library records their checksum.
   std::string params = "embedded";
+  // "shared": one shared library for the kiln runtime. "static" (with executor "aot"): a static
+  // library holding kernels, entry functions and weights, and a C header beside it
+  // (staticHeaderPath), for programs that link the model without the runtime.
+  std::string emit = "shared";
 };
 
 struct NamedGraph {

@@ -10,8 +10,10 @@
 #include <thread>
 #include <unordered_set>
 
+#include "archive_objects.h"
 #include "compile_shard.h"
 #include "embed_artifact.h"
+#include "embed_weights.h"
 #include "emit_entry.h"
 #include "kiln/runtime/backend_api.h"
 #include "kiln/support/error.h"
@@ -63,25 +65,16 @@ void dumpShards(const std::vector<std::string>& shardIrs, const std::string& pat
   writeFileAtomic(path, text);
 }
 
-}  // namespace
-
-void buildSharedLibrary(const std::vector<tir::PrimFunc>& funcs, const std::string& artifact,
-                        const BuildOptions& options, const std::string& outputPath) {
-  buildSharedLibrary(funcs, {}, artifact, options, outputPath);
-}
-
-void buildSharedLibrary(const std::vector<tir::PrimFunc>& funcs,
-                        const std::vector<EntryFunction>& entries, const std::string& artifact,
-                        const BuildOptions& options, const std::string& outputPath) {
+// Compiles the kernel shards, the entry functions and EXTRA (an object of the caller's) on separate
+// threads into SCRATCH, writes the dumps, and returns the object files.
+std::vector<std::string> compileObjects(const std::vector<tir::PrimFunc>& funcs,
+                                        const std::vector<EntryFunction>& entries,
+                                        const std::string& extraName,
+                                        const std::function<void(const std::string& path)>& extra,
+                                        const BuildOptions& options, const TempPath& scratch) {
   int threads = threadCount(options);
-  // Created first, on this thread, so a bad target or opt level fails before any work starts.
-  std::unique_ptr<llvm::TargetMachine> artifactTm =
-      createTargetMachine(options.target, options.optLevel);
   checkKernelNames(funcs, entries);
   std::vector<std::vector<size_t>> shards = partitionKernels(funcs, threads);
-
-  // Objects and the link log live in a scratch folder that goes away on error and on SIGINT.
-  TempPath scratch = TempPath::folder("kiln-codegen");
   auto file = [&](const std::string& name) { return scratch.path() + "/" + name; };
   std::vector<ShardJob> jobs(shards.size());
   std::vector<ShardText> texts(shards.size());
@@ -105,8 +98,8 @@ void buildSharedLibrary(const std::vector<tir::PrimFunc>& funcs,
                                 !options.dumpLlvmPath.empty());
     });
   }
-  objects.push_back(file("artifact.o"));
-  tasks.push_back([&, path = objects.back()] { emitArtifactObject(artifact, *artifactTm, path); });
+  objects.push_back(file(extraName));
+  tasks.push_back([&, path = objects.back()] { extra(path); });
   runConcurrently(tasks, threads > 1);
 
   std::vector<std::string> irs, assembly;
@@ -117,7 +110,45 @@ void buildSharedLibrary(const std::vector<tir::PrimFunc>& funcs,
   if (!entryIr.empty()) irs.push_back(std::move(entryIr));
   if (!options.dumpLlvmPath.empty()) dumpShards(irs, options.dumpLlvmPath);
   if (!options.dumpAsmPath.empty()) dumpShards(assembly, options.dumpAsmPath);
-  linkSharedLibrary(objects, options.target.triple, outputPath, file("link.log"));
+  return objects;
+}
+
+}  // namespace
+
+void buildSharedLibrary(const std::vector<tir::PrimFunc>& funcs, const std::string& artifact,
+                        const BuildOptions& options, const std::string& outputPath) {
+  buildSharedLibrary(funcs, {}, artifact, options, outputPath);
+}
+
+void buildSharedLibrary(const std::vector<tir::PrimFunc>& funcs,
+                        const std::vector<EntryFunction>& entries, const std::string& artifact,
+                        const BuildOptions& options, const std::string& outputPath) {
+  threadCount(options);
+  // Created first, on this thread, so a bad target or opt level fails before any work starts.
+  std::unique_ptr<llvm::TargetMachine> artifactTm =
+      createTargetMachine(options.target, options.optLevel);
+  // Objects and the link log live in a scratch folder that goes away on error and on SIGINT.
+  TempPath scratch = TempPath::folder("kiln-codegen");
+  std::vector<std::string> objects = compileObjects(
+      funcs, entries, "artifact.o",
+      [&](const std::string& path) { emitArtifactObject(artifact, *artifactTm, path); }, options,
+      scratch);
+  linkSharedLibrary(objects, options.target.triple, outputPath, scratch.path() + "/link.log");
+}
+
+void buildStaticLibrary(const std::vector<tir::PrimFunc>& funcs,
+                        const std::vector<EntryFunction>& entries,
+                        const std::vector<WeightTable>& weights, const BuildOptions& options,
+                        const std::string& outputPath) {
+  threadCount(options);
+  std::unique_ptr<llvm::TargetMachine> weightsTm =
+      createTargetMachine(options.target, options.optLevel);
+  TempPath scratch = TempPath::folder("kiln-codegen");
+  std::vector<std::string> objects = compileObjects(
+      funcs, entries, "weights.o",
+      [&](const std::string& path) { emitWeightsObject(weights, *weightsTm, path); }, options,
+      scratch);
+  archiveObjects(objects, outputPath, scratch.path() + "/ar.log");
 }
 
 }  // namespace kiln::codegen

@@ -33,4 +33,22 @@ void buildSharedLibrary(const std::vector<tir::PrimFunc>& funcs,
 void buildSharedLibrary(const std::vector<tir::PrimFunc>& funcs, const std::string& artifact,
                         const BuildOptions& options, const std::string& outputPath);
 
+// One model's weights for a static library: BYTES hold every tensor at OFFSETS (64-byte aligned),
+// emitted read-only as WEIGHTS_SYMBOL; TABLE_SYMBOL is `void* const TABLE[]`, one pointer per
+// tensor into it, in the order the model's entry function expects its params.
+struct WeightTable {
+  std::string weightsSymbol;
+  std::string tableSymbol;
+  std::string bytes;
+  std::vector<uint64_t> offsets;
+};
+
+// Generates machine code for FUNCS and ENTRIES and archives it with the WEIGHTS into the static
+// library OUTPUT_PATH (written atomically), for programs that link the model without the kiln
+// runtime: __kiln_backend_api stays null, so parallel loops run on the calling thread.
+void buildStaticLibrary(const std::vector<tir::PrimFunc>& funcs,
+                        const std::vector<EntryFunction>& entries,
+                        const std::vector<WeightTable>& weights, const BuildOptions& options,
+                        const std::string& outputPath);
+
 }  // namespace kiln::codegen
