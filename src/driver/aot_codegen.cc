@@ -5,6 +5,8 @@
 
 #include <map>
 
+#include "kiln/driver/graph_metadata.h"
+#include "kiln/ir/flops.h"
 #include "kiln/support/error.h"
 
 namespace kiln::driver {
@@ -91,6 +93,8 @@ ExecutorCode generateAotExecutor(const LoweredModel& model) {
     Json info;
     info["name"] = model.groups[k].name;
     info["symbol"] = model.kernels[k].func.name;
+    info["ops"] = groupOps(model.groups[k]);
+    info["flops"] = ir::groupFlops(model.groups[k]);
     kernels.push(std::move(info));
   }
   Json inputs = Json(Json::Array{}), outputs = Json(Json::Array{});

@@ -3,6 +3,7 @@
 
 #include <map>
 
+#include "kiln/ir/flops.h"
 #include "kiln/support/error.h"
 
 namespace kiln::driver {
@@ -59,6 +60,12 @@ class TensorTable {
 
 }  // namespace
 
+Json groupOps(const ir::FusedGroup& group) {
+  Json ops = Json(Json::Array{});
+  for (const ir::Node* n : group.nodes) ops.push(Json(n->op));
+  return ops;
+}
+
 GraphExecutorModel buildGraphMetadata(const ir::Graph& graph,
                                       const std::vector<ir::FusedGroup>& groups,
                                       const std::vector<kernel::LoweredKernel>& kernels,
@@ -79,6 +86,9 @@ GraphExecutorModel buildGraphMetadata(const ir::Graph& graph,
     call["name"] = groups[i].name;
     call["symbol"] = k.func.name;
     call["args"] = std::move(args);
+    call["num_outputs"] = static_cast<int64_t>(groups[i].outputs.size());
+    call["ops"] = groupOps(groups[i]);
+    call["flops"] = ir::groupFlops(groups[i]);
     calls.push(std::move(call));
   }
   Json outputs = Json(Json::Array{});

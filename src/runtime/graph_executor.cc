@@ -27,7 +27,7 @@ Json tensorInfo(const GraphTensor& t) {
   return info;
 }
 
-class GraphExecutorNode final : public ModuleNode {
+class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
  public:
   GraphExecutorNode(std::shared_ptr<const GraphPlan> plan, const GraphParams& params, Device device)
       : plan_(std::move(plan)) {
@@ -261,7 +261,7 @@ class GraphExecutorNode final : public ModuleNode {
     return Value(tensors_[plan_->inputs[inputPosition("get_input", a[0])]].clone());
   }
 
-  void run() {
+  void checkReady() const override {
     if (missingParams_ != 0) {
       std::string missing;
       for (int64_t id : plan_->params) {
@@ -273,15 +273,22 @@ class GraphExecutorNode final : public ModuleNode {
                          "); the weights ship separately: load them with load_params or the "
                          "factory's load_params_file (kiln run: --params FILE)"));
     }
-    void** args = args_.data();
-    for (size_t k = 0; k < plan_->kernels.size(); ++k) {
-      const GraphKernel& kernel = plan_->kernels[k];
-      int32_t status = kernel.fn(args + argStart_[k]);
-      if (status != 0) {
-        throw Error(strCat("run(): model '", plan_->model, "': kernel '", kernel.name,
-                           "' (symbol '", kernel.symbol, "') stopped: ", kernelStatusText(status)));
-      }
+  }
+
+  void callKernel(size_t k) override {
+    const GraphKernel& kernel = plan_->kernels[k];
+    int32_t status = kernel.fn(args_.data() + argStart_[k]);
+    if (status != 0) {
+      throw Error(strCat("run(): model '", plan_->model, "': kernel '", kernel.name, "' (symbol '",
+                         kernel.symbol, "') stopped: ", kernelStatusText(status)));
     }
+  }
+
+  const NDArray& tensorArray(int64_t id) const override { return tensors_.at(id); }
+
+  void run() {
+    checkReady();
+    for (size_t k = 0; k < plan_->kernels.size(); ++k) callKernel(k);
   }
 
   Value getOutput(const Args& a) {
@@ -373,8 +380,10 @@ class GraphExecutorNode final : public ModuleNode {
 }  // namespace
 
 Module makeGraphExecutor(std::shared_ptr<const GraphPlan> plan, const GraphParams& params,
-                         Device device) {
-  return Module(std::make_shared<GraphExecutorNode>(std::move(plan), params, device));
+                         Device device, GraphKernelRunner** runner) {
+  auto node = std::make_shared<GraphExecutorNode>(std::move(plan), params, device);
+  if (runner) *runner = node.get();
+  return Module(node);
 }
 
 }  // namespace kiln::runtime

@@ -19,6 +19,9 @@ Module makeGraphFactory(const std::shared_ptr<SharedLibrary>& library, const Art
   spec->create = [plan](const std::vector<NDArray>& params, Device device) {
     return makeGraphExecutor(plan, params, device);
   };
+  spec->createDebug = [plan](const std::vector<NDArray>& params, Device device) {
+    return makeDebugExecutor(plan, params, device);
+  };
   std::vector<NDArray> params = embeddedParams(*spec, library, model);
   return makeModelFactory(std::move(spec), std::move(params));
 }

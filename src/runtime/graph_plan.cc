@@ -167,8 +167,28 @@ class PlanReader {
       where_ = strCat("kernels[", i, "].symbol");
       k.symbol = kernels[i].at("symbol").asString();
       k.fn = reinterpret_cast<KilnKernelFn>(plan_.library->getSymbol(k.symbol));
+      readProfileFields(kernels[i], i, k);
       plan_.totalArgs += k.args.size();
       plan_.kernels.push_back(std::move(k));
+    }
+  }
+
+  // What profiles show of a kernel; optional, so metadata without them still loads.
+  void readProfileFields(const Json& j, size_t i, GraphKernel& k) {
+    if (j.contains("num_outputs")) {
+      where_ = strCat("kernels[", i, "].num_outputs");
+      k.numOutputs = nonNegative(j.at("num_outputs"), "an output count");
+      if (k.numOutputs > k.args.size()) {
+        throw Error(strCat(k.numOutputs, " outputs but only ", k.args.size(), " arguments"));
+      }
+    }
+    if (j.contains("ops")) {
+      where_ = strCat("kernels[", i, "].ops");
+      for (const Json& op : j.at("ops").asArray()) k.ops.push_back(op.asString());
+    }
+    if (j.contains("flops")) {
+      where_ = strCat("kernels[", i, "].flops");
+      k.flops = static_cast<int64_t>(nonNegative(j.at("flops"), "a flop count"));
     }
   }
 

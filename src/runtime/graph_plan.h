@@ -25,7 +25,10 @@ struct GraphKernel {
   std::string name;
   std::string symbol;
   KilnKernelFn fn = nullptr;
-  std::vector<int64_t> args;  // tensor ids
+  std::vector<int64_t> args;     // tensor ids
+  size_t numOutputs = 1;         // the last args are the kernel's outputs
+  std::vector<std::string> ops;  // the op types fused into the kernel (for profiles)
+  int64_t flops = 0;             // its estimated floating-point operations (0: unknown)
 };
 
 struct GraphPlan {
@@ -56,8 +59,27 @@ std::shared_ptr<const GraphPlan> parseGraphPlan(const Json& metadata,
 // undefined array is a parameter still to be loaded.
 using GraphParams = std::vector<NDArray>;
 
-// An executor module (typeKey "graph_executor") with its storages allocated on DEVICE.
+// Kernel-level access to a graph executor, for the debug executor that times each kernel.
+class GraphKernelRunner {
+ public:
+  virtual ~GraphKernelRunner() = default;
+  // Throws kiln::Error, as run() does, when weights are missing.
+  virtual void checkReady() const = 0;
+  // Calls kernel K of the plan; throws kiln::Error naming it when it stops with a status.
+  virtual void callKernel(size_t k) = 0;
+  // The array of tensor ID (a view of the executor's storage, a bound buffer or a weight).
+  virtual const NDArray& tensorArray(int64_t id) const = 0;
+};
+
+// An executor module (typeKey "graph_executor") with its storages allocated on DEVICE. RUNNER,
+// when given, receives the executor's kernel-level access (valid while the module lives).
 Module makeGraphExecutor(std::shared_ptr<const GraphPlan> plan, const GraphParams& params,
+                         Device device, GraphKernelRunner** runner = nullptr);
+
+// The debug executor (typeKey "debug_executor"): a graph executor with `profile(keep_outputs)`
+// (runs once, timing every kernel; returns one JSON row per kernel) and
+// `get_node_output(kernel, j)` (output J of KERNEL as the last profile with keep_outputs left it).
+Module makeDebugExecutor(std::shared_ptr<const GraphPlan> plan, const GraphParams& params,
                          Device device);
 
 }  // namespace kiln::runtime

@@ -61,6 +61,13 @@ class LibraryNode final : public ModuleNode {
         return Value(names);
       });
     }
+    if (name == "debug_create") {
+      return PackedFunc([self](const Args& a) {
+        checkArgCount("debug_create", a, 2);
+        return self->factory(a[0].asString())["debug_create"].callPacked(
+            Args(a.begin() + 1, a.end()));
+      });
+    }
     if (name == "get_factory") {
       return PackedFunc([self](const Args& a) {
         checkArgCount("get_factory", a, 1);
@@ -77,7 +84,8 @@ class LibraryNode final : public ModuleNode {
 
   std::vector<std::string> functionNames() const override {
     std::vector<std::string> names = order_;
-    for (const char* n : {"list_models", "get_factory", "get_target", "get_producer"}) {
+    for (const char* n :
+         {"list_models", "get_factory", "debug_create", "get_target", "get_producer"}) {
       names.push_back(n);
     }
     return names;

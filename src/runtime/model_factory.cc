@@ -22,6 +22,19 @@ class ModelFactoryNode final : public ModuleNode {
         return Value(self->spec_->create(self->params_, a[0].asDevice()));
       });
     }
+    if (name == "debug_create") {
+      return PackedFunc([self](const Args& a) {
+        checkArgCount("debug_create", a, 1);
+        if (!self->spec_->createDebug) {
+          throw Error(
+              strCat("debug_create: model '", self->spec_->model, "' was compiled for ",
+                     self->spec_->typeKey == "aot_factory" ? "the aot executor" : "an executor",
+                     ", which has no per-kernel metadata to time; compile it with "
+                     "--executor graph to profile it"));
+        }
+        return Value(self->spec_->createDebug(self->params_, a[0].asDevice()));
+      });
+    }
     if (name == "get_params") {
       return PackedFunc([self](const Args& a) {
         checkArgCount("get_params", a, 0);
@@ -61,8 +74,8 @@ class ModelFactoryNode final : public ModuleNode {
   }
 
   std::vector<std::string> functionNames() const override {
-    return {"create",      spec_->model,       "get_params", "remove_params",
-            "load_params", "load_params_file", "list_models"};
+    return {"create",        spec_->model,  "debug_create",     "get_params",
+            "remove_params", "load_params", "load_params_file", "list_models"};
   }
 
  private:

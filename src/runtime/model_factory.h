@@ -19,9 +19,12 @@ struct FactorySpec {
   uint64_t paramsChecksum = 0;  // of the weights the model was compiled with
   // Creates an executor over PARAMS (one per spec, undefined where not loaded) on DEVICE.
   std::function<Module(const std::vector<NDArray>& params, Device device)> create;
+  // The same for the debug executor; empty when the kind has none.
+  std::function<Module(const std::vector<NDArray>& params, Device device)> createDebug;
 };
 
-// A factory with `create(device)` (also under the model's name), `get_params`, `remove_params`,
+// A factory with `create(device)` (also under the model's name), `debug_create(device)`,
+// `get_params`, `remove_params`,
 // `load_params(bytes)`, `load_params_file(path)` and `list_models`.
 Module makeModelFactory(std::shared_ptr<const FactorySpec> spec, std::vector<NDArray> params);
 

@@ -2,9 +2,11 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <sstream>
 
 #include "cli_harness.h"
 #include "kiln/frontend/onnx/tensor_proto.h"
@@ -123,6 +125,61 @@ CommandResult shell(const std::string& command) {
   int status = pipe ? pclose(pipe) : -1;
   r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+TEST(CliProfile, TableTraceAndNodeOutputs) {
+  std::string dir = scratchDir();
+  std::string mlp = writeMlp(dir, "mlp", 4, 32);
+  CommandResult r = runKiln(strCat("compile ", mlp, " -o ", dir, "/mlp.so"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  r = runKiln(strCat("inspect --json ", dir, "/mlp.so"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  size_t kernels = Json::parse(r.output).at("models")[0].at("metadata").at("kernels").size();
+  r = runKiln(strCat("run ", dir, "/mlp.so --fill-mode ones --outputs ", dir, "/out.npz",
+                     " --profile --repeat 3 --trace ", dir, "/trace.json --dump-outputs ", dir,
+                     "/nodes"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  // One table row per kernel (rows start with the kernel's index), percentages adding up to 100,
+  // and the total reconciled with the end-to-end time.
+  double percent = 0;
+  size_t rows = 0;
+  std::istringstream table(r.output.substr(r.output.find("#    node")));
+  std::string line;
+  std::getline(table, line);
+  while (std::getline(table, line) && std::isdigit(static_cast<unsigned char>(line[0]))) {
+    std::istringstream fields(line);
+    std::vector<std::string> f;
+    for (std::string w; fields >> w;) f.push_back(w);
+    ASSERT_GE(f.size(), 6u) << line;
+    EXPECT_EQ(f[0], std::to_string(rows)) << line;
+    percent += std::stod(f[4]);
+    ++rows;
+  }
+  EXPECT_EQ(rows, kernels) << r.output;
+  EXPECT_NEAR(percent, 100, 0.1) << r.output;
+  EXPECT_NE(r.output.find("total (sum of " + std::to_string(kernels) + " nodes)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("end-to-end run():"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("kiln.MatMulPacked"), std::string::npos) << r.output;
+
+  Json trace = Json::parse(readTextFile(dir + "/trace.json"));
+  ASSERT_EQ(trace.at("traceEvents").size(), kernels);
+  for (const Json& e : trace.at("traceEvents").asArray()) {
+    EXPECT_EQ(e.at("ph").asString(), "X");
+    EXPECT_GE(e.at("dur").asDouble(), 0);
+  }
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir + "/nodes"))
+    files.push_back(entry.path().string());
+  std::sort(files.begin(), files.end());
+  ASSERT_EQ(files.size(), kernels);
+  // The last node's output is the model's output.
+  runtime::NDArray last = cli::parseNpy(readTextFile(files.back()), files.back());
+  runtime::NDArray want = output0(dir + "/out.npz");
+  ASSERT_EQ(last.shape(), want.shape());
+  for (int64_t i = 0; i < want.numel(); ++i)
+    EXPECT_EQ(last.data<float>()[i], want.data<float>()[i]);
 }
 
 TEST(CliStatic, TheExampleProgramRunsWithoutTheRuntime) {

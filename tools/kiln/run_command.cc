@@ -10,8 +10,11 @@
 #include "kiln/runtime/module.h"
 #include "kiln/runtime/thread_pool.h"
 #include "kiln/support/error.h"
+#include "kiln/support/file.h"
 #include "model_io.h"
+#include "npz.h"
 #include "path_clash.h"
+#include "profile_report.h"
 #include "timing_stats.h"
 
 namespace kiln::cli {
@@ -19,6 +22,8 @@ namespace {
 
 struct RunArgs {
   std::string artifact, inputs, outputs, fillMode = "random", modelName = "default", params;
+  std::string trace, dumpOutputs;
+  bool profile = false;
   int printTop = 0, repeat = 10, number = 1, threads = 0;
   bool printTime = false, json = false, noVerify = false;
   uint64_t seed = 0;
@@ -70,7 +75,8 @@ runtime::Module createExecutor(const runtime::Module& lib, const RunArgs& args) 
     if (m.asString() == args.modelName) {
       runtime::Module factory = lib["get_factory"](args.modelName).asModule();
       if (!args.params.empty()) factory = factory["load_params_file"](args.params).asModule();
-      return factory["create"](runtime::Device::cpu()).asModule();
+      bool debug = args.profile || !args.trace.empty() || !args.dumpOutputs.empty();
+      return factory[debug ? "debug_create" : "create"](runtime::Device::cpu()).asModule();
     }
     names += (names.empty() ? "" : ", ") + m.asString();
   }
@@ -78,10 +84,48 @@ runtime::Module createExecutor(const runtime::Module& lib, const RunArgs& args) 
                           "' has no model of that name; it has: ", names));
 }
 
+// --profile, --trace, --dump-outputs: the debug executor runs kernel by kernel.
+void debugReport(const runtime::Module& exec, const RunArgs& args) {
+  if (!args.dumpOutputs.empty()) {
+    makeDirectories(args.dumpOutputs);
+    Json rows = exec["profile"](int64_t{1}).asJson();
+    size_t files = 0;
+    for (size_t k = 0; k < rows.size(); ++k) {
+      for (size_t j = 0; j < rows[k].at("outputs").size(); ++j, ++files) {
+        runtime::NDArray a =
+            exec["get_node_output"](static_cast<int64_t>(k), static_cast<int64_t>(j)).asNDArray();
+        writeFileAtomic(args.dumpOutputs + "/" + dumpFileName(k, rows[k].at("name").asString(), j),
+                        cli::serializeNpy(a));
+      }
+    }
+    std::cout << "wrote " << files << " node outputs to '" << args.dumpOutputs << "'\n";
+  }
+  if (!args.profile && args.trace.empty()) return;
+  // Profiled and whole runs alternate, so the machine's noise hits both alike.
+  std::vector<Json> runs;
+  std::vector<double> whole;
+  runtime::PackedFunc profile = exec["profile"], run = exec["run"];
+  for (int r = 0; r < args.repeat; ++r) {
+    runs.push_back(profile(int64_t{0}).asJson());
+    whole.push_back(timeRuns(run, 1, args.number).front());
+  }
+  TimingStats e2e = summarize(whole);
+  ProfileSummary summary = summarizeProfile(runs, e2e.median * 1000);
+  if (args.profile) std::cout << formatProfile(summary);
+  if (!args.trace.empty()) {
+    writeFileAtomic(args.trace, chromeTrace(runs.back(), args.modelName).dump(1));
+    std::cout << "wrote a Chrome trace of " << summary.nodes.size() << " nodes to '" << args.trace
+              << "' (open it in chrome://tracing or ui.perfetto.dev)\n";
+  }
+}
+
 void checkPaths(const RunArgs& args) {
   refuseOverwrite("--outputs", args.outputs, "the artifact", args.artifact);
   refuseOverwrite("--outputs", args.outputs, "--inputs", args.inputs);
   refuseOverwrite("--outputs", args.outputs, "--params", args.params);
+  refuseOverwrite("--trace", args.trace, "the artifact", args.artifact);
+  refuseOverwrite("--trace", args.trace, "--inputs", args.inputs);
+  if (!args.trace.empty()) requireOutputFolder(args.trace);
   if (!args.outputs.empty()) requireOutputFolder(args.outputs);
 }
 
@@ -116,6 +160,8 @@ void runModel(const RunArgs& args) {
               << runtime::shapeStr(array.shape()) << "\n";
   }
   if (args.printTop > 0) printTop(outputs.at(0).second, args.printTop);
+  outputs.clear();
+  debugReport(exec, args);
   if (args.printTime || args.json) {
     outputs.clear();  // the timing loop needs none of them
     TimingStats stats = summarize(timeRuns(run, args.repeat, args.number));
@@ -162,6 +208,15 @@ void addRunCommand(CLI::App& app) {
                          " (default: KILN_NUM_THREADS, else all cores)"))
       ->check(CLI::Range(1, runtime::ThreadPool::kMaxThreads)
                   .description(strCat("1 to ", runtime::ThreadPool::kMaxThreads)));
+  cmd->add_flag("--profile", args->profile,
+                "Run the model kernel by kernel (the debug executor, --repeat times) and print a "
+                "table per node: fused operators, median time in us, % of the total, output "
+                "shape, GFLOP/s, and the total against the end-to-end time");
+  cmd->add_option("--trace", args->trace,
+                  "Write a Chrome trace of one profiled run to FILE (JSON; opens in "
+                  "chrome://tracing and ui.perfetto.dev)");
+  cmd->add_option("--dump-outputs", args->dumpOutputs,
+                  "Write every node's outputs to DIR as NNN_<node>_<j>.npy, in run order");
   cmd->add_flag("--no-verify", args->noVerify,
                 "Skip the artifact's checksum (the truncation check still runs)");
   cmd->callback([args] { runModel(*args); });

@@ -26,6 +26,9 @@ GraphExecutorModel buildGraphMetadata(const ir::Graph& graph,
                                       const transform::MemoryPlan& plan,
                                       const std::vector<std::string>& outputNames);
 
+// The op types of GROUP's nodes, in order: what a profile shows as "fused".
+Json groupOps(const ir::FusedGroup& group);
+
 // The "graph" executor's generator: the metadata above, no code of its own.
 ExecutorCode generateGraphExecutor(const LoweredModel& model);
 

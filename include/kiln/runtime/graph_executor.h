@@ -9,7 +9,10 @@
 //   "inputs":   [TENSOR_ID, ...],                 // model inputs only, in model order
 //   "outputs":  [TENSOR_ID, ...],
 //   "params":   [TENSOR_ID, ...],                 // named like the weights in the params blob
-//   "kernels":  [{"name": S, "symbol": S, "args": [TENSOR_ID, ...]}, ...]  // in run order
+//   "kernels":  [{"name": S, "symbol": S, "args": [TENSOR_ID, ...],   // in run order
+//                 "num_outputs": N,            // the last N args are written (default 1)
+//                 "ops": ["Conv", "Relu"],     // fused op types, for profiles (optional)
+//                 "flops": N}, ...]            // estimated operations, for profiles (optional)
 // }
 // Each kernel is called as KilnKernelFn(args) with the data pointers of its arg tensors.
 #pragma once
