@@ -89,13 +89,20 @@ std::string scratchDir() {
   return dir;
 }
 
-int64_t residentBytes() {
+namespace {
+
+int64_t statusField(const std::string& field) {
   std::ifstream status("/proc/self/status");
   std::string line;
   while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stoll(line.substr(6)) * 1024;
+    if (line.rfind(field, 0) == 0) return std::stoll(line.substr(field.size())) * 1024;
   }
   return -1;
 }
+
+}  // namespace
+
+int64_t residentBytes() { return statusField("VmRSS:"); }
+int64_t anonymousBytes() { return statusField("RssAnon:"); }
 
 }  // namespace kiln::test

@@ -33,5 +33,7 @@ double relativeError(const std::vector<float>& got, const std::vector<float>& wa
 std::string scratchDir();
 // Resident memory of this process (VmRSS), in bytes.
 int64_t residentBytes();
+// Its anonymous part (RssAnon: the heap, copies), in bytes.
+int64_t anonymousBytes();
 
 }  // namespace kiln::test

@@ -50,6 +50,18 @@ TEST(Weights, LoadingALibraryCopiesNoWeights) {
                                  << weights << " bytes of weights";
   std::vector<float> x = randomVector(static_cast<size_t>(m.in), 2);
   EXPECT_LT(relativeError(run(factory, m, x), referenceMlp(m, x)), 1e-4);
+
+  // Executors of one factory share its weights: four more, each run once, cost their working
+  // memory (a few KiB here), not copies of the 40 MiB of weights.
+  int64_t before4 = anonymousBytes();
+  std::vector<Module> more;
+  for (int i = 0; i < 4; ++i) {
+    more.push_back(factory["create"](Device::cpu()).asModule());
+    more.back()["set_input"](0, toArray(x, {1, m.in}));
+    more.back()["run"]();
+  }
+  int64_t grew = anonymousBytes() - before4;
+  EXPECT_LT(grew, weights / 8) << "four executors grew heap memory by " << grew << " bytes";
 }
 
 TEST(Weights, ExternalParamsLoadFromTheirFileAndGiveTheSameOutputs) {
