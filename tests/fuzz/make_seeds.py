@@ -264,9 +264,13 @@ def artifact_length(data, at):
     p += 4 + u32(p)  # target
     count, p = u32(p), p + 4
     for _ in range(count):
-        for _ in range(3):  # name, executor, metadata
+        for _ in range(4):  # name, executor, signature, metadata
             p += 4 + u32(p)
-        p += 8 + struct.unpack_from("<Q", data, p)[0]  # params
+        external = data[p]
+        size = struct.unpack_from("<Q", data, p + 9)[0]  # after placement and checksum
+        p += 17
+        p += (64 - (p - at) % 64) % 64  # the params start 64-byte aligned
+        p += 0 if external else size
     return p - at
 
 
