@@ -69,12 +69,13 @@ void runCompile(const CompileArgs& args) {
 
 void addCompileCommand(CLI::App& app) {
   auto args = std::make_shared<CompileArgs>();
-  CLI::App* cmd = app.add_subcommand("compile", "Compile an ONNX model into one shared library");
+  CLI::App* cmd = app.add_subcommand("compile", "Compile ONNX models into one library");
   cmd->add_option("models", args->models,
                   "The ONNX model files; several go into one library, each under its own "
                   "--model-name")
       ->required();
-  cmd->add_option("-o,--output", args->output, "The artifact to write (.so)")->required();
+  cmd->add_option("-o,--output", args->output, "The library to write (.so; .a with --emit static)")
+      ->required();
   cmd->add_option("--target", args->options.target,
                   "Code generation target: \"llvm -mcpu=CPU -mattr=+f1,+f2 -mtriple=T\"; "
                   "default: the host CPU with its features");
