@@ -131,7 +131,8 @@ TEST(Params, AlignedBytesWithAnOwnerAreReadInPlaceAndReadOnly) {
   auto owner = std::make_shared<std::string>(saveParams(sampleParams()));
   ASSERT_EQ(reinterpret_cast<uintptr_t>(owner->data()) % 16, 0u);
   // A 64-byte aligned copy of the blob, as a mapped file or an artifact section provides.
-  auto aligned = std::shared_ptr<void>(std::aligned_alloc(64, owner->size() + 64), std::free);
+  auto aligned =
+      std::shared_ptr<void>(std::aligned_alloc(64, (owner->size() + 63) / 64 * 64), std::free);
   std::memcpy(aligned.get(), owner->data(), owner->size());
   ParamSource source;
   source.owner = aligned;
