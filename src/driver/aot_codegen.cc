@@ -6,6 +6,7 @@
 #include <map>
 
 #include "kiln/driver/graph_metadata.h"
+#include "kiln/driver/model_signature.h"
 #include "kiln/ir/flops.h"
 #include "kiln/support/error.h"
 
@@ -13,16 +14,6 @@ namespace kiln::driver {
 namespace {
 
 using codegen::EntryArg;
-
-Json tensorJson(const std::string& name, const ir::TensorType& type) {
-  Json::Array dims;
-  for (int64_t d : type.shape) dims.emplace_back(d);
-  Json t;
-  t["name"] = name;
-  t["shape"] = Json(std::move(dims));
-  t["dtype"] = type.dtype.str();
-  return t;
-}
 
 class Layout {
  public:
@@ -45,7 +36,7 @@ class Layout {
       auto [it, added] = paramIndex_.emplace(v, static_cast<int64_t>(code.params.size()));
       if (added) {
         code.params.emplace_back(v->name, *v->constant);
-        params.push(tensorJson(v->name, v->type));
+        params.push(tensorSignature(v->name, v->type));
       }
       return {EntryArg::Base::kParam, it->second, 0};
     }
@@ -98,9 +89,9 @@ ExecutorCode generateAotExecutor(const LoweredModel& model) {
     kernels.push(std::move(info));
   }
   Json inputs = Json(Json::Array{}), outputs = Json(Json::Array{});
-  for (const ir::Value* v : model.graph.inputs()) inputs.push(tensorJson(v->name, v->type));
+  for (const ir::Value* v : model.graph.inputs()) inputs.push(tensorSignature(v->name, v->type));
   for (size_t i = 0; i < model.graph.outputs().size(); ++i)
-    outputs.push(tensorJson(model.outputNames.at(i), model.graph.outputs()[i]->type));
+    outputs.push(tensorSignature(model.outputNames.at(i), model.graph.outputs()[i]->type));
   code.metadata["entry"] = entry.symbol;
   code.metadata["workspace_bytes"] = layout.workspaceBytes();
   code.metadata["inputs"] = std::move(inputs);

@@ -2,9 +2,8 @@
 #include "kiln/driver/model_signature.h"
 
 namespace kiln::driver {
-namespace {
 
-Json tensorJson(const std::string& name, const ir::TensorType& type) {
+Json tensorSignature(const std::string& name, const ir::TensorType& type) {
   Json::Array dims;
   for (int64_t d : type.shape) dims.emplace_back(d);
   Json t;
@@ -14,15 +13,13 @@ Json tensorJson(const std::string& name, const ir::TensorType& type) {
   return t;
 }
 
-}  // namespace
-
 Json modelSignature(const ir::Graph& graph, const transform::MemoryPlan& plan,
                     const std::vector<std::string>& outputNames, size_t numParams) {
   Json inputs = Json(Json::Array{});
-  for (const ir::Value* v : graph.inputs()) inputs.push(tensorJson(v->name, v->type));
+  for (const ir::Value* v : graph.inputs()) inputs.push(tensorSignature(v->name, v->type));
   Json outputs = Json(Json::Array{});
   for (size_t i = 0; i < graph.outputs().size(); ++i)
-    outputs.push(tensorJson(outputNames.at(i), graph.outputs()[i]->type));
+    outputs.push(tensorSignature(outputNames.at(i), graph.outputs()[i]->type));
   int64_t workspace = 0;
   for (int64_t size : plan.storageSizes) workspace += size;
   Json signature;

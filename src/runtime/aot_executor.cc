@@ -2,31 +2,19 @@
 // function over the executor's input, output, parameter and workspace pointers.
 #include "kiln/runtime/aot_executor.h"
 
-#include <cstdio>
 #include <map>
 
 #include "aot_plan.h"
+#include "executor_util.h"
 #include "kernel_status.h"
 #include "kiln/support/error.h"
 
 namespace kiln::runtime {
 namespace {
 
-constexpr uintptr_t kKernelAlignment = 64;  // what the generated code assumes of every buffer
-
-std::string describe(const Shape& shape, DataType dtype) { return dtype.str() + shapeStr(shape); }
-
 Json info(const std::vector<ParamSpec>& specs) {
   Json list = Json::Array{};
-  for (const ParamSpec& s : specs) {
-    Json shape = Json::Array{};
-    for (int64_t d : s.shape) shape.push(Json(d));
-    Json t;
-    t["name"] = s.name;
-    t["shape"] = std::move(shape);
-    t["dtype"] = s.dtype.str();
-    list.push(std::move(t));
-  }
+  for (const ParamSpec& s : specs) list.push(tensorInfo(s.name, s.shape, s.dtype));
   return list;
 }
 
@@ -158,60 +146,19 @@ class AotExecutorNode final : public ModuleNode {
   }
 
   size_t inputPosition(const char* function, const Value& which) const {
-    if (which.isString()) {
-      int64_t i = indexOf(plan_->inputs, which.asString());
-      if (i < 0) {
-        throw Error(strCat(function, ": model '", plan_->model, "' has no input named '",
-                           which.asString(), "' (its inputs are: ", names(plan_->inputs), ")"));
-      }
-      return static_cast<size_t>(i);
-    }
-    if (!which.isInt()) {
-      throw Error(strCat(function, ": expected an input name or index, got a ", which.typeName()));
-    }
-    int64_t i = which.asInt();
-    if (i < 0 || static_cast<size_t>(i) >= plan_->inputs.size()) {
-      throw Error(strCat(function, ": input index ", i, " is out of range; model '", plan_->model,
-                         "' has ", plan_->inputs.size(), " inputs"));
-    }
-    return static_cast<size_t>(i);
+    return runtime::inputPosition(
+        function, which, plan_->model, plan_->inputs.size(),
+        [this](const std::string& name) { return indexOf(plan_->inputs, name); },
+        names(plan_->inputs));
   }
 
   size_t outputPosition(const Value& which) const {
-    int64_t i = which.asInt();
-    if (i < 0 || static_cast<size_t>(i) >= plan_->outputs.size()) {
-      throw Error(strCat("output index ", i, " is out of range; model '", plan_->model, "' has ",
-                         plan_->outputs.size(), " outputs"));
-    }
-    return static_cast<size_t>(i);
+    return runtime::outputPosition("get_output", which, plan_->model, plan_->outputs.size());
   }
 
-  NDArray checkBuffer(const char* function, const ParamSpec& spec, const NDArray& buffer,
-                      bool written) const {
-    if (!buffer.defined()) throw Error(strCat(function, "('", spec.name, "'): got a null array"));
-    if (buffer.shape() != spec.shape || buffer.dtype() != spec.dtype) {
-      throw Error(strCat(function, "('", spec.name, "'): expected ",
-                         describe(spec.shape, spec.dtype), ", got ",
-                         describe(buffer.shape(), buffer.dtype())));
-    }
-    if (buffer.device().type != kDLCPU) {
-      throw Error(strCat(function, "('", spec.name, "'): expected a cpu array, got one on ",
-                         buffer.device().str()));
-    }
-    auto address = reinterpret_cast<uintptr_t>(buffer.data());
-    if (address % kKernelAlignment != 0) {
-      char hex[32];
-      std::snprintf(hex, sizeof hex, "%#llx", static_cast<unsigned long long>(address));
-      throw Error(strCat(function, "('", spec.name, "'): the array's data at address ", hex,
-                         " is not ", kKernelAlignment,
-                         "-byte aligned, which the kernels assume; allocate it with "
-                         "NDArray::empty (or aligned_alloc), or use the copying ",
-                         written ? "get_output" : "set_input"));
-    }
-    if (written && buffer.readOnly()) {
-      throw Error(
-          strCat(function, "('", spec.name, "'): the array is read-only; outputs are written"));
-    }
+  static NDArray checkBuffer(const char* function, const ParamSpec& spec, const NDArray& buffer,
+                             bool written) {
+    checkBindable(function, spec.name, spec.shape, spec.dtype, buffer, written);
     return buffer;
   }
 

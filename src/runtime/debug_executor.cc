@@ -3,21 +3,12 @@
 // is the graph executor's own functions.
 #include <chrono>
 
+#include "executor_util.h"
 #include "graph_plan.h"
 #include "kiln/support/error.h"
 
 namespace kiln::runtime {
 namespace {
-
-Json tensorJson(const GraphTensor& t) {
-  Json shape = Json::Array{};
-  for (int64_t d : t.shape) shape.push(Json(d));
-  Json j;
-  j["name"] = t.name;
-  j["shape"] = std::move(shape);
-  j["dtype"] = t.dtype.str();
-  return j;
-}
 
 class DebugExecutorNode final : public ModuleNode {
  public:
@@ -79,7 +70,8 @@ class DebugExecutorNode final : public ModuleNode {
       row["flops"] = kernel.flops;
       Json outs = Json::Array{};
       for (size_t j = kernel.args.size() - kernel.numOutputs; j < kernel.args.size(); ++j) {
-        outs.push(tensorJson(plan_->tensors[kernel.args[j]]));
+        const GraphTensor& t = plan_->tensors[kernel.args[j]];
+        outs.push(tensorInfo(t.name, t.shape, t.dtype));
         // Copied now: later kernels may reuse the storage.
         if (keepOutputs) outputs_[k].push_back(runner_->tensorArray(kernel.args[j]).clone());
       }

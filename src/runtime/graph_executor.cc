@@ -1,8 +1,8 @@
 // The graph executor module: one model instance over its own static memory plan. All storage and
 // every kernel's argument array are built at creation, so run() only calls kernels.
-#include <cstdio>
 #include <map>
 
+#include "executor_util.h"
 #include "graph_plan.h"
 #include "kernel_status.h"
 #include "kiln/runtime/artifact.h"
@@ -11,21 +11,6 @@
 namespace kiln::runtime {
 
 namespace {
-
-// Kernels declare every buffer argument 64-byte aligned (codegen's function_lowering).
-constexpr uintptr_t kKernelAlignment = 64;
-
-std::string describe(const Shape& shape, DataType dtype) { return dtype.str() + shapeStr(shape); }
-
-Json tensorInfo(const GraphTensor& t) {
-  Json shape = Json::Array{};
-  for (int64_t d : t.shape) shape.push(Json(d));
-  Json info;
-  info["name"] = t.name;
-  info["shape"] = std::move(shape);
-  info["dtype"] = t.dtype.str();
-  return info;
-}
 
 class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
  public:
@@ -148,32 +133,13 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
 
   // An input position from a name or an index, for set_input/get_input.
   size_t inputPosition(const char* function, const Value& which) const {
-    if (which.isString()) {
-      int64_t i = plan_->inputIndex(which.asString());
-      if (i < 0) {
-        throw Error(strCat(function, ": model '", plan_->model, "' has no input named '",
-                           which.asString(), "' (its inputs are: ", plan_->inputNames(), ")"));
-      }
-      return static_cast<size_t>(i);
-    }
-    if (!which.isInt()) {
-      throw Error(strCat(function, ": expected an input name or index, got a ", which.typeName()));
-    }
-    int64_t i = which.asInt();
-    if (i < 0 || static_cast<size_t>(i) >= plan_->inputs.size()) {
-      throw Error(strCat(function, ": input index ", i, " is out of range; model '", plan_->model,
-                         "' has ", plan_->inputs.size(), " inputs"));
-    }
-    return static_cast<size_t>(i);
+    return runtime::inputPosition(
+        function, which, plan_->model, plan_->inputs.size(),
+        [this](const std::string& name) { return plan_->inputIndex(name); }, plan_->inputNames());
   }
 
   size_t outputPosition(const Value& which) const {
-    int64_t i = which.asInt();
-    if (i < 0 || static_cast<size_t>(i) >= plan_->outputs.size()) {
-      throw Error(strCat("get_output: output index ", i, " is out of range; model '", plan_->model,
-                         "' has ", plan_->outputs.size(), " outputs"));
-    }
-    return static_cast<size_t>(i);
+    return runtime::outputPosition("get_output", which, plan_->model, plan_->outputs.size());
   }
 
   // Working memory is the one large allocation an executor makes; when it fails, say for what.
@@ -211,33 +177,10 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
     refreshArgs();
   }
 
-  // Checks BUFFER can stand in for tensor ID: the same shape and dtype, on the cpu, aligned as the
-  // kernels assume, and writable when the kernels write it.
+  // Binds BUFFER (checked) in place of tensor ID, for zero-copy I/O.
   void bindStorage(const char* function, int64_t id, const NDArray& buffer, bool written) {
     const GraphTensor& t = plan_->tensors[id];
-    if (!buffer.defined()) throw Error(strCat(function, "('", t.name, "'): got a null array"));
-    if (buffer.shape() != t.shape || buffer.dtype() != t.dtype) {
-      throw Error(strCat(function, "('", t.name, "'): expected ", describe(t.shape, t.dtype),
-                         ", got ", describe(buffer.shape(), buffer.dtype())));
-    }
-    if (buffer.device().type != kDLCPU) {
-      throw Error(strCat(function, "('", t.name, "'): expected a cpu array, got one on ",
-                         buffer.device().str()));
-    }
-    auto address = reinterpret_cast<uintptr_t>(buffer.data());
-    if (address % kKernelAlignment != 0) {
-      char hex[32];
-      std::snprintf(hex, sizeof hex, "%#llx", static_cast<unsigned long long>(address));
-      throw Error(strCat(function, "('", t.name, "'): the array's data at address ", hex,
-                         " is not ", kKernelAlignment,
-                         "-byte aligned, which the kernels assume; allocate it with "
-                         "NDArray::empty (or aligned_alloc), or use the copying ",
-                         written ? "get_output" : "set_input"));
-    }
-    if (written && buffer.readOnly()) {
-      throw Error(
-          strCat(function, "('", t.name, "'): the array is read-only; outputs are written"));
-    }
+    checkBindable(function, t.name, t.shape, t.dtype, buffer, written);
     bindStorage(id, buffer);
   }
 
@@ -304,7 +247,9 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
 
   Json info(const std::vector<int64_t>& ids) const {
     Json list = Json::Array{};
-    for (int64_t id : ids) list.push(tensorInfo(plan_->tensors[id]));
+    for (int64_t id : ids)
+      list.push(
+          tensorInfo(plan_->tensors[id].name, plan_->tensors[id].shape, plan_->tensors[id].dtype));
     return list;
   }
 

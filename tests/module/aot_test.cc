@@ -17,15 +17,6 @@ using runtime::Device;
 using runtime::Module;
 using runtime::NDArray;
 
-std::string errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
 Module compileMlp(const Mlp& m, const std::string& path, const std::string& executor,
                   const std::string& params = "embedded") {
   auto g = buildMlp(m, "");

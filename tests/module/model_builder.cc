@@ -10,6 +10,7 @@
 #include <random>
 
 #include "kiln/ir/op_registry.h"
+#include "kiln/support/error.h"
 
 namespace kiln::test {
 
@@ -78,6 +79,15 @@ double relativeError(const std::vector<float>& got, const std::vector<float>& wa
   for (float w : want) scale = std::max(scale, double(std::fabs(w)));
   for (size_t i = 0; i < got.size(); ++i) err = std::max(err, std::fabs(double(got[i]) - want[i]));
   return err / scale;
+}
+
+std::string errorOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
 }
 
 std::string scratchDir() {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,6 +29,9 @@ runtime::NDArray toArray(const std::vector<float>& v, const runtime::Shape& shap
 std::vector<float> toVector(const runtime::NDArray& a);
 // Largest |got - want| over max(1, max |want|).
 double relativeError(const std::vector<float>& got, const std::vector<float>& want);
+
+// The message of the kiln::Error F throws, or "" when it throws none.
+std::string errorOf(const std::function<void()>& f);
 
 // A folder for the running test's files, empty on entry.
 std::string scratchDir();

@@ -16,15 +16,6 @@ namespace {
 using runtime::Device;
 using runtime::Module;
 
-std::string errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
 std::vector<float> run(const Module& factory, const Mlp& m, const std::vector<float>& x) {
   Module ex = factory["create"](Device::cpu()).asModule();
   ex["set_input"](0, toArray(x, {m.batch, m.in}));

@@ -18,15 +18,6 @@ using runtime::Device;
 using runtime::Module;
 using runtime::NDArray;
 
-std::string errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
 // y = concat(relu(x), sigmoid(x)) along axis 0: the Concat is done in place, inside y's storage.
 Module concatExecutor(const std::string& dir) {
   ir::Graph g;

@@ -10,6 +10,9 @@
 
 namespace kiln::driver {
 
+// {"name", "shape", "dtype"} of a tensor named NAME of TYPE.
+Json tensorSignature(const std::string& name, const ir::TensorType& type);
+
 // {"inputs": [{"name", "shape", "dtype"}], "outputs": [...], "workspace_bytes": N,
 //  "num_params": N}; OUTPUT_NAMES are the names the model gives its outputs.
 Json modelSignature(const ir::Graph& graph, const transform::MemoryPlan& plan,
