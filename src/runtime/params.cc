@@ -128,8 +128,7 @@ ParamList readParams(const void* data, size_t size, const ParamSource& source) {
     throw Error(strCat(what, " is truncated: ", size, " bytes is less than an empty params blob"));
   }
   size_t body = size - 8;
-  ByteReader trailer(static_cast<const uint8_t*>(data) + body, 8, what);
-  uint64_t recorded = trailer.u64("checksum");
+  uint64_t recorded = paramsChecksum(data, size);
   if (source.verifyChecksum) {
     uint64_t actual = hash64(data, body);
     if (actual != recorded) {
@@ -160,10 +159,8 @@ ParamList loadParams(const std::string& bytes) {
 
 uint64_t paramsChecksum(const void* data, size_t size) {
   if (size < 8) return 0;
-  const auto* p = static_cast<const uint8_t*>(data) + size - 8;
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
-  return v;
+  ByteReader trailer(static_cast<const uint8_t*>(data) + size - 8, 8, "params checksum");
+  return trailer.u64("checksum");
 }
 
 }  // namespace kiln::runtime

@@ -12,8 +12,6 @@
 
 #include "emit_object.h"
 #include "kiln/runtime/backend_api.h"
-#include "kiln/support/error.h"
-#include "llvm_diagnostics.h"
 
 namespace kiln::codegen {
 
@@ -38,16 +36,8 @@ void embedArtifact(llvm::Module& module, const std::string& artifact) {
 
 void emitArtifactObject(const std::string& artifact, llvm::TargetMachine& tm,
                         const std::string& path) {
-  LlvmDiagnostics diagnostics;  // outlives the context that reports to it
-  llvm::LLVMContext ctx;
-  diagnostics.attach(ctx);
-  llvm::Module module("kiln.artifact", ctx);
-  module.setTargetTriple(tm.getTargetTriple().str());
-  module.setDataLayout(tm.createDataLayout());
-  embedArtifact(module, artifact);
-  emitObjectFile(module, tm, path);
-  diagnostics.throwIfErrors(
-      strCat("generating the artifact object for ", tm.getTargetTriple().str()));
+  emitDataObject(tm, path, "the artifact object",
+                 [&](llvm::Module& module) { embedArtifact(module, artifact); });
 }
 
 }  // namespace kiln::codegen

@@ -11,7 +11,6 @@
 
 #include "emit_object.h"
 #include "kiln/support/error.h"
-#include "llvm_diagnostics.h"
 
 namespace kiln::codegen {
 namespace {
@@ -46,16 +45,9 @@ void embedTable(llvm::Module& module, const WeightTable& t) {
 
 void emitWeightsObject(const std::vector<WeightTable>& tables, llvm::TargetMachine& tm,
                        const std::string& path) {
-  LlvmDiagnostics diagnostics;  // outlives the context that reports to it
-  llvm::LLVMContext ctx;
-  diagnostics.attach(ctx);
-  llvm::Module module("kiln.weights", ctx);
-  module.setTargetTriple(tm.getTargetTriple().str());
-  module.setDataLayout(tm.createDataLayout());
-  for (const WeightTable& t : tables) embedTable(module, t);
-  emitObjectFile(module, tm, path);
-  diagnostics.throwIfErrors(
-      strCat("generating the weights object for ", tm.getTargetTriple().str()));
+  emitDataObject(tm, path, "the weights object", [&](llvm::Module& module) {
+    for (const WeightTable& t : tables) embedTable(module, t);
+  });
 }
 
 }  // namespace kiln::codegen

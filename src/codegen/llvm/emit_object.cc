@@ -2,6 +2,7 @@
 #include "emit_object.h"
 
 #include <llvm/ADT/SmallString.h>
+#include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/FileSystem.h>
@@ -9,6 +10,7 @@
 #include <llvm/Target/TargetMachine.h>
 
 #include "kiln/support/error.h"
+#include "llvm_diagnostics.h"
 
 namespace kiln::codegen {
 
@@ -38,6 +40,19 @@ std::string emitAssembly(llvm::Module& module, llvm::TargetMachine& tm) {
   KILN_CHECK(!unsupported, "LLVM cannot emit assembly for ", tm.getTargetTriple().str());
   passes.run(module);
   return std::string(text.str());
+}
+
+void emitDataObject(llvm::TargetMachine& tm, const std::string& path, const std::string& what,
+                    const std::function<void(llvm::Module&)>& fill) {
+  LlvmDiagnostics diagnostics;  // outlives the context that reports to it
+  llvm::LLVMContext ctx;
+  diagnostics.attach(ctx);
+  llvm::Module module("kiln.data", ctx);
+  module.setTargetTriple(tm.getTargetTriple().str());
+  module.setDataLayout(tm.createDataLayout());
+  fill(module);
+  emitObjectFile(module, tm, path);
+  diagnostics.throwIfErrors(strCat("generating ", what, " for ", tm.getTargetTriple().str()));
 }
 
 }  // namespace kiln::codegen
