@@ -198,6 +198,8 @@ class LayoutConverter {
     return g_.addConstant(g_.uniqueName(base), std::move(data));
   }
 
+  // "<value>_b": kiln compare (driver/compare_model.cc) finds the model value a blocked tensor
+  // holds by this name.
   std::string blockedName(const Node* n) const { return g_.uniqueName(n->outputs[0]->name + "_b"); }
   // The replacement's name until the node it replaces is gone and it can take that name.
   std::string tempName(const Node* n) const { return g_.uniqueName(n->name + "_blocked"); }

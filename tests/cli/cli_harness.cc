@@ -5,7 +5,10 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+
+#include "kiln/support/file.h"
 
 namespace kiln::test {
 
@@ -29,6 +32,12 @@ std::string scratchDir() {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir.string();
+}
+
+void runPythonScript(const std::string& dir, const std::string& name, const std::string& script) {
+  std::string path = dir + "/" + name + ".py";
+  writeFileAtomic(path, script);
+  EXPECT_EQ(std::system(("/usr/bin/python3 " + path).c_str()), 0) << script;
 }
 
 std::string nodeTestDir(const std::string& name) {

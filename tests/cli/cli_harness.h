@@ -14,6 +14,9 @@ struct CommandResult {
 CommandResult runKiln(const std::string& args);
 // A fresh empty folder under the test binary's directory, named after the running test.
 std::string scratchDir();
+// Writes SCRIPT to DIR/NAME.py and runs it with /usr/bin/python3 (which has numpy and onnx);
+// a failure fails the test, with the script.
+void runPythonScript(const std::string& dir, const std::string& name, const std::string& script);
 // The ONNX backend test data of one node test (e.g. "test_relu").
 std::string nodeTestDir(const std::string& name);
 

@@ -37,9 +37,7 @@ std::string writeMlp(const std::string& dir, const std::string& name, int seed, 
       "    [helper.make_tensor_value_info('y', TensorProto.FLOAT, [2, 4])], [w1, w2])\n"
       "onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)]), '",
       path, "')\n");
-  std::string scriptPath = dir + "/" + name + ".py";
-  writeFileAtomic(scriptPath, script);
-  EXPECT_EQ(std::system(("/usr/bin/python3 " + scriptPath).c_str()), 0) << script;
+  runPythonScript(dir, name, script);
   return path;
 }
 

@@ -2,6 +2,7 @@
 `kiln run` and with ONNX Runtime on the same random input, and compare the outputs. The network is
 compiled for the graph and the AOT executor, which must give identical outputs."""
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -50,6 +51,19 @@ def main() -> int:
         print("FAIL: the aot executor's outputs differ from the graph executor's")
         return 1
     print(f"{args.model}: aot and graph executors give identical outputs")
+
+    # Every compiled node against the reference implementation of its operators.
+    report = subprocess.run([args.kiln, "compare", onnx_path, "--library", so_path, "--inputs",
+                             in_npz, "--json"], capture_output=True, text=True, check=False)
+    if report.returncode != 0:
+        print(f"FAIL: kiln compare exited with {report.returncode}\n{report.stdout}{report.stderr}")
+        return 1
+    summary = json.loads(report.stdout)
+    if not summary["agree"] or summary["compared"] < summary["kernels"] // 2:
+        print(f"FAIL: kiln compare: {report.stdout}")
+        return 1
+    print(f"{args.model}: kiln compare: all {summary['compared']} compared node outputs of "
+          f"{summary['kernels']} agree with the reference")
 
     in_bin = os.path.join(args.work, f"{args.model}.in.bin")
     ref_bin = os.path.join(args.work, f"{args.model}.ort.bin")

@@ -17,12 +17,6 @@
 
 namespace kiln::optest {
 
-HostTensor zeros(const Shape& shape, DataType dtype) {
-  HostTensor t{shape, dtype, {}};
-  t.data.assign(static_cast<size_t>(t.numel()), 0.0);
-  return t;
-}
-
 ir::Attrs attrs(std::initializer_list<std::pair<std::string, ir::AttrValue>> list) {
   ir::Attrs a;
   for (const auto& [name, value] : list) a.set(name, value);
@@ -31,19 +25,6 @@ ir::Attrs attrs(std::initializer_list<std::pair<std::string, ir::AttrValue>> lis
 
 HostTensor ints(const Shape& shape, std::vector<double> values, DataType dtype) {
   return HostTensor{shape, dtype, std::move(values)};
-}
-
-HostTensor rounded(HostTensor t) {
-  for (double& v : t.data) {
-    if (t.dtype == DataType::float32()) {
-      v = static_cast<float>(v);
-    } else if (t.dtype.isBool()) {
-      v = v != 0 ? 1 : 0;
-    } else if (!t.dtype.isFloat()) {
-      v = std::trunc(v);
-    }
-  }
-  return t;
 }
 
 HostTensor randomTensor(const Shape& shape, uint32_t seed, double lo, double hi, DataType dtype) {
@@ -55,62 +36,6 @@ HostTensor randomTensor(const Shape& shape, uint32_t seed, double lo, double hi,
     if (!dtype.isFloat()) v = std::floor(v);
   }
   return rounded(t);
-}
-
-namespace {
-
-template <typename T>
-void fill(const HostTensor& t, runtime::NDArray& a) {
-  T* p = a.data<T>();
-  for (int64_t i = 0; i < t.numel(); ++i) p[i] = static_cast<T>(t.at(i));
-}
-
-template <typename T>
-void read(const runtime::NDArray& a, HostTensor& t) {
-  const T* p = a.data<T>();
-  for (int64_t i = 0; i < t.numel(); ++i) t.at(i) = static_cast<double>(p[i]);
-}
-
-}  // namespace
-
-runtime::NDArray toNDArray(const HostTensor& t) {
-  runtime::NDArray a = runtime::NDArray::empty(t.shape, t.dtype);
-  if (t.dtype == DataType::float32()) {
-    fill<float>(t, a);
-  } else if (t.dtype == DataType::float64()) {
-    fill<double>(t, a);
-  } else if (t.dtype == DataType::int64()) {
-    fill<int64_t>(t, a);
-  } else if (t.dtype == DataType::int32()) {
-    fill<int32_t>(t, a);
-  } else if (t.dtype == DataType::int8()) {
-    fill<int8_t>(t, a);
-  } else if (t.dtype == DataType::uint8() || t.dtype == DataType::boolean()) {
-    fill<uint8_t>(t, a);
-  } else {
-    throw Error("toNDArray: unsupported dtype " + t.dtype.str());
-  }
-  return a;
-}
-
-HostTensor fromNDArray(const runtime::NDArray& a) {
-  HostTensor t = zeros(a.shape(), a.dtype());
-  if (t.dtype == DataType::float32()) {
-    read<float>(a, t);
-  } else if (t.dtype == DataType::float64()) {
-    read<double>(a, t);
-  } else if (t.dtype == DataType::int64()) {
-    read<int64_t>(a, t);
-  } else if (t.dtype == DataType::int32()) {
-    read<int32_t>(a, t);
-  } else if (t.dtype == DataType::int8()) {
-    read<int8_t>(a, t);
-  } else if (t.dtype == DataType::uint8() || t.dtype == DataType::boolean()) {
-    read<uint8_t>(a, t);
-  } else {
-    throw Error("fromNDArray: unsupported dtype " + t.dtype.str());
-  }
-  return t;
 }
 
 OpGraph::OpGraph() : graph_(std::make_unique<ir::Graph>()) {}

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kiln/ir/graph.h"
+#include "kiln/ir/reference.h"
 #include "kiln/runtime/ndarray.h"
 #include "kiln/support/error.h"
 
@@ -17,25 +18,11 @@ namespace kiln::optest {
 using runtime::DataType;
 using runtime::Shape;
 
-// A host tensor for references: every dtype is held as double.
-struct HostTensor {
-  Shape shape;
-  DataType dtype = DataType::float32();
-  std::vector<double> data;
+using namespace ir::reference;  // HostTensor, zeros, rounded, toNDArray, fromNDArray, ref*
 
-  int64_t numel() const { return runtime::shapeNumel(shape); }
-  double& at(int64_t i) { return data[static_cast<size_t>(i)]; }
-  double at(int64_t i) const { return data[static_cast<size_t>(i)]; }
-};
-
-HostTensor zeros(const Shape& shape, DataType dtype = DataType::float32());
 // Uniform in [lo, hi) from a fixed SEED; integer dtypes take floor of the value.
 HostTensor randomTensor(const Shape& shape, uint32_t seed, double lo = -1.0, double hi = 1.0,
                         DataType dtype = DataType::float32());
-// Rounds every element to DTYPE (float32 rounding, integer truncation).
-HostTensor rounded(HostTensor t);
-runtime::NDArray toNDArray(const HostTensor& t);
-HostTensor fromNDArray(const runtime::NDArray& a);
 
 // Attributes from a list: attrs({{"axis", int64_t{1}}, {"pads", Dims{1, 1, 1, 1}}}).
 ir::Attrs attrs(std::initializer_list<std::pair<std::string, ir::AttrValue>> list);

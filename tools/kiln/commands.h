@@ -2,11 +2,17 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
 
 namespace kiln::cli {
 
 void addCompileCommand(CLI::App& app);
 void addRunCommand(CLI::App& app);
 void addInspectCommand(CLI::App& app);
+void addCompareCommand(CLI::App& app);
+
+// --inputs, --fill-mode and --seed, as run and compare read a model's inputs (model_io.cc).
+void addInputOptions(CLI::App* cmd, std::string& inputs, std::string& fillMode, uint64_t& seed);
 
 }  // namespace kiln::cli

@@ -2,12 +2,15 @@
 // from a model kiln cannot compile, a run that failed, and a bug in kiln (docs/cli.md lists them).
 #pragma once
 
+#include <exception>
+
 #include "kiln/support/error.h"
 
 namespace kiln::cli {
 
 enum ExitCode : int {
   kExitOk = 0,
+  kExitDiverged = 1,  // kiln compare: the compiled model diverges from the reference
   kExitUsage = 2,     // the command line is wrong: unknown option, bad value, clashing paths
   kExitCompile = 3,   // kiln compile could not compile the model
   kExitRuntime = 4,   // run/inspect: the artifact, the inputs or the model's data are wrong
@@ -19,6 +22,12 @@ enum ExitCode : int {
 class UsageError : public Error {
  public:
   using Error::Error;
+};
+
+// kiln compare found a divergence (already reported): exit with kExitDiverged.
+class Diverged : public std::exception {
+ public:
+  const char* what() const noexcept override { return "the model diverges from the reference"; }
 };
 
 }  // namespace kiln::cli

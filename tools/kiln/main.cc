@@ -1,4 +1,4 @@
-// The `kiln` command line: compile, run and inspect models.
+// The `kiln` command line: compile, run, inspect and compare models.
 #include <cstdio>
 #include <iostream>
 #include <new>
@@ -26,12 +26,15 @@ int runCommandLine(int argc, char** argv) {
   addCompileCommand(app);
   addRunCommand(app);
   addInspectCommand(app);
+  addCompareCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // --help and --version are "errors" with status 0; every real parse error is a usage error.
     int status = app.exit(e);
     return status == 0 ? kExitOk : kExitUsage;
+  } catch (const Diverged&) {
+    return kExitDiverged;
   } catch (const UsageError& e) {
     std::cerr << "error: " << e.what() << "\nRun with --help for more information.\n";
     return kExitUsage;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <random>
 
+#include "commands.h"
 #include "kiln/frontend/onnx/tensor_proto.h"
 #include "kiln/support/error.h"
 #include "kiln/support/file.h"
@@ -118,6 +119,16 @@ void saveOutputs(const std::string& path, const NamedArrays& outputs) {
     frontend::onnx::saveTensorProto(outputs[i].second, outputs[i].first,
                                     strCat(path, "/output_", i, ".pb"));
   }
+}
+
+void addInputOptions(CLI::App* cmd, std::string& inputs, std::string& fillMode, uint64_t& seed) {
+  cmd->add_option("--inputs", inputs,
+                  "An .npz with arrays named after the model inputs, or a folder of "
+                  "input_0.pb, input_1.pb, ... (ONNX TensorProto, in model input order)");
+  cmd->add_option("--fill-mode", fillMode, "Inputs to use when --inputs is not given")
+      ->check(CLI::IsMember({"zeros", "ones", "random"}))
+      ->capture_default_str();
+  cmd->add_option("--seed", seed, "Seed of --fill-mode random")->capture_default_str();
 }
 
 }  // namespace kiln::cli

@@ -176,13 +176,7 @@ void addRunCommand(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* cmd = app.add_subcommand("run", "Run a compiled model on the local CPU");
   cmd->add_option("artifact", args->artifact, "The compiled model (.so)")->required();
-  cmd->add_option("--inputs", args->inputs,
-                  "An .npz with arrays named after the model inputs, or a folder of "
-                  "input_0.pb, input_1.pb, ... (ONNX TensorProto, in model input order)");
-  cmd->add_option("--fill-mode", args->fillMode, "Inputs to use when --inputs is not given")
-      ->check(CLI::IsMember({"zeros", "ones", "random"}))
-      ->capture_default_str();
-  cmd->add_option("--seed", args->seed, "Seed of --fill-mode random")->capture_default_str();
+  addInputOptions(cmd, args->inputs, args->fillMode, args->seed);
   cmd->add_option("--outputs", args->outputs,
                   "Write outputs to an .npz (path ending in .npz) or a folder of output_0.pb, ...");
   cmd->add_option("--model-name", args->modelName, "Which model of the library to run")

@@ -1,9 +1,9 @@
 // Reference data movement: Transpose, Slice, Gather, Concat, Expand and Reshape.
 #include <algorithm>
 
-#include "reference.h"
+#include "kiln/ir/reference.h"
 
-namespace kiln::optest {
+namespace kiln::ir::reference {
 
 HostTensor reshaped(HostTensor x, const Shape& shape) {
   x.shape = shape;
@@ -106,4 +106,4 @@ HostTensor refExpand(const HostTensor& x, const Shape& shape) {
       shaped, x, [](double, double v) { return v; }, x.dtype);
 }
 
-}  // namespace kiln::optest
+}  // namespace kiln::ir::reference

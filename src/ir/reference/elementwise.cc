@@ -2,9 +2,9 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "reference.h"
+#include "kiln/ir/reference.h"
 
-namespace kiln::optest {
+namespace kiln::ir::reference {
 
 Dims stridesOf(const Shape& shape) {
   Dims s(shape.size(), 1);
@@ -75,4 +75,4 @@ HostTensor refBinary(const HostTensor& a, const HostTensor& b,
       {&a, &b}, [&](const std::vector<double>& v) { return f(v[0], v[1]); }, outType);
 }
 
-}  // namespace kiln::optest
+}  // namespace kiln::ir::reference

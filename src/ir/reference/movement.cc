@@ -1,9 +1,9 @@
 // Reference data movement for Pad, Tile, Split, GatherElements, DepthToSpace and SpaceToDepth,
 // written as the ONNX specification (and numpy.pad for the pad modes) describes them.
 
-#include "reference.h"
+#include "kiln/ir/reference.h"
 
-namespace kiln::optest {
+namespace kiln::ir::reference {
 
 namespace {
 
@@ -113,4 +113,4 @@ HostTensor refSpaceToDepth(const HostTensor& x, int64_t block) {
   return y;
 }
 
-}  // namespace kiln::optest
+}  // namespace kiln::ir::reference

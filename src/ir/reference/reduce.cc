@@ -3,9 +3,9 @@
 #include <cmath>
 #include <limits>
 
-#include "reference.h"
+#include "kiln/ir/reference.h"
 
-namespace kiln::optest {
+namespace kiln::ir::reference {
 
 namespace {
 
@@ -191,4 +191,4 @@ HostTensor refLrn(const HostTensor& x, int64_t size, double alpha, double beta, 
   return rounded(y);
 }
 
-}  // namespace kiln::optest
+}  // namespace kiln::ir::reference

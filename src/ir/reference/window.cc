@@ -2,9 +2,9 @@
 #include <algorithm>
 #include <limits>
 
-#include "reference.h"
+#include "kiln/ir/reference.h"
 
-namespace kiln::optest {
+namespace kiln::ir::reference {
 
 Dims windowOutput(const Dims& spatial, const WindowParams& p) {
   Dims out;
@@ -135,4 +135,4 @@ HostTensor refGlobalPool(const HostTensor& x, PoolKind kind) {
   return rounded(y);
 }
 
-}  // namespace kiln::optest
+}  // namespace kiln::ir::reference

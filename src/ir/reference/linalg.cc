@@ -3,9 +3,9 @@
 #include <cmath>
 #include <limits>
 
-#include "reference.h"
+#include "kiln/ir/reference.h"
 
-namespace kiln::optest {
+namespace kiln::ir::reference {
 
 HostTensor refGemm(const HostTensor& a, const HostTensor& b, const HostTensor* c, bool transA,
                    bool transB, double alpha, double beta) {
@@ -127,4 +127,4 @@ HostTensor refReduce(const HostTensor& x, const Dims& axes, bool keepDims, Reduc
   return rounded(y);
 }
 
-}  // namespace kiln::optest
+}  // namespace kiln::ir::reference
