@@ -1,6 +1,8 @@
 // NDArray storage: 64-byte aligned buffers shared by views, and zero-copy DLPack exchange.
 #include "kiln/runtime/ndarray.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -69,6 +71,24 @@ struct NDArray::Container {
   Container& operator=(const Container&) = delete;
 };
 
+namespace {
+
+// Arrays of at least this size are placed on 2 MiB boundaries and offered transparent huge pages:
+// first touching a large tensor (receiving it, a model's workspace) then faults once per 2 MiB
+// instead of once per 4 KiB, which on a virtual machine is several times faster.
+constexpr size_t kHugePageBytes = size_t{2} << 20;
+constexpr size_t kHugeThreshold = size_t{8} << 20;
+
+void* allocateAligned(size_t bytes) {
+  if (bytes < kHugeThreshold) return std::aligned_alloc(kAlignment, bytes);
+  size_t rounded = (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+  void* p = std::aligned_alloc(kHugePageBytes, rounded);
+  if (p != nullptr) ::madvise(p, rounded, MADV_HUGEPAGE);  // advice only: failure is harmless
+  return p;
+}
+
+}  // namespace
+
 NDArray NDArray::empty(const Shape& shape, DataType dtype, Device device) {
   if (device.type != kDLCPU) {
     throw Error(strCat("cannot allocate an NDArray on ", device.str(),
@@ -77,7 +97,7 @@ NDArray NDArray::empty(const Shape& shape, DataType dtype, Device device) {
   size_t nbytes = byteSize(shape, dtype);
   size_t rounded = nbytes == 0 ? kAlignment : (nbytes + kAlignment - 1) / kAlignment * kAlignment;
   if (rounded < nbytes) throw Error(strCat("cannot allocate ", nbytes, " bytes"));
-  void* p = std::aligned_alloc(kAlignment, rounded);
+  void* p = allocateAligned(rounded);
   if (!p) throw Error(strCat("cannot allocate ", nbytes, " bytes for ", describe(shape, dtype)));
   NDArray a;
   a.c_ = std::make_shared<Container>(std::shared_ptr<void>(p, std::free), rounded, p, 0, shape,

@@ -1,6 +1,7 @@
 // Value accessors and packed calls: every type mismatch becomes an "expected X, got Y" error.
 #include "kiln/runtime/packed_func.h"
 
+#include "kiln/runtime/c_api.h"
 #include "kiln/runtime/module.h"
 #include "kiln/support/error.h"
 
@@ -16,7 +17,14 @@ constexpr const char* kTypeNames[] = {"none",     "bool",  "int",     "float",
                                       "string",   "bytes", "NDArray", "Device",
                                       "DataType", "Json",  "Module",  "PackedFunc"};
 
+// Each alternative's KilnTypeCode, in the variant's order.
+constexpr int32_t kTypeCodes[] = {kKilnNone,     kKilnBool,  kKilnInt,    kKilnFloat,
+                                  kKilnString,   kKilnBytes, kKilnTensor, kKilnDevice,
+                                  kKilnDataType, kKilnJson,  kKilnModule, kKilnFunction};
+
 }  // namespace
+
+int32_t Value::typeCode() const { return kTypeCodes[v_.index()]; }
 
 Value::Value(Module v) : v_(std::make_shared<Module>(std::move(v))) {}
 Value::Value(PackedFunc v) : v_(std::make_shared<PackedFunc>(std::move(v))) {}

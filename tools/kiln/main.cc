@@ -27,6 +27,7 @@ int runCommandLine(int argc, char** argv) {
   addRunCommand(app);
   addInspectCommand(app);
   addCompareCommand(app);
+  addRpcCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -59,6 +59,8 @@ class Value {
   Module asModule() const;
   PackedFunc asFunc() const;
   const char* typeName() const;
+  // Its KilnTypeCode (kiln/runtime/c_api.h): the stable number the C ABI and RPC use.
+  int32_t typeCode() const;
 
  private:
   std::variant<std::monostate, bool, int64_t, double, std::string, Bytes, NDArray, Device, DataType,

@@ -1,0 +1,87 @@
+/* kiln's C ABI: load a module, get a function, call it with typed arguments, read the last error.
+ * Plain C (C99), so any language with a C FFI can drive the runtime. Values carry the stable type
+ * codes that the RPC wire format and the Python bindings use too (docs/rpc.md lists them). */
+#ifndef KILN_RUNTIME_C_API_H_
+#define KILN_RUNTIME_C_API_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kiln/runtime/dlpack.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped when a function or struct of this header changes incompatibly. */
+#define KILN_C_API_VERSION 1
+
+/* The type of a value. The numbers never change: new types get new numbers. */
+typedef enum {
+  kKilnNone = 0,
+  kKilnInt = 1,       /* v_int */
+  kKilnFloat = 2,     /* v_float */
+  kKilnBool = 3,      /* v_int, 0 or 1 */
+  kKilnString = 4,    /* v_str: UTF-8 text, not necessarily NUL-terminated */
+  kKilnBytes = 5,     /* v_str: raw bytes (parameter blobs) */
+  kKilnTensor = 6,    /* v_tensor */
+  kKilnDevice = 7,    /* v_device */
+  kKilnDataType = 8,  /* v_dtype */
+  kKilnJson = 9,      /* v_str: JSON text */
+  kKilnModule = 10,   /* v_module */
+  kKilnFunction = 11, /* v_function */
+  /* Only on the RPC wire: a tensor that stays on the server, by handle (docs/rpc.md). */
+  kKilnRemoteTensor = 12
+} KilnTypeCode;
+
+typedef struct KilnModuleObject* KilnModuleHandle;
+typedef struct KilnFunctionObject* KilnFunctionHandle;
+
+typedef struct {
+  const char* data;
+  size_t size;
+} KilnString;
+
+/* One argument or result. Arguments are borrowed for the duration of the call (a tensor's data is
+ * used in place, not copied, so it must be compact and on the CPU). A result owns what it points
+ * to until kiln_value_release. */
+typedef struct {
+  int32_t type_code; /* a KilnTypeCode */
+  union {
+    int64_t v_int;
+    double v_float;
+    KilnString v_str;
+    DLTensor* v_tensor;
+    DLDevice v_device;
+    DLDataType v_dtype;
+    KilnModuleHandle v_module;
+    KilnFunctionHandle v_function;
+  } v;
+} KilnValue;
+
+/* Every function returning int returns 0 on success and -1 on failure; then
+ * kiln_get_last_error() (per thread) says what was received and what was expected. */
+
+int kiln_api_version(void);
+const char* kiln_get_last_error(void);
+
+/* Loads a kiln artifact (checks its file, checksum and format version). */
+int kiln_module_load(const char* path, KilnModuleHandle* out);
+/* The function NAME of MOD; an error naming the functions MOD has when it has no such function. */
+int kiln_module_get_function(KilnModuleHandle mod, const char* name, KilnFunctionHandle* out);
+/* Calls F with NUM_ARGS arguments; *RESULT receives the return value (kKilnNone for none). */
+int kiln_function_call(KilnFunctionHandle f, const KilnValue* args, int32_t num_args,
+                       KilnValue* result);
+
+/* Frees what a result owns (text, a tensor, a module or function handle) and sets it to none.
+ * Safe on none and on a value already released. */
+void kiln_value_release(KilnValue* value);
+/* Drop a handle; NULL is allowed. A module stays alive while functions taken from it do. */
+void kiln_module_free(KilnModuleHandle mod);
+void kiln_function_free(KilnFunctionHandle f);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KILN_RUNTIME_C_API_H_ */

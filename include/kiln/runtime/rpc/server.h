@@ -1,0 +1,50 @@
+// The RPC server: serves one session at a time, each in a fresh child process with its own folder
+// under the work directory, which is removed when the session ends, however it ends. A client that
+// disconnects, sends garbage or crashes the child costs only its own session.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "kiln/runtime/rpc/socket.h"
+
+namespace kiln::runtime::rpc {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";  // anything but loopback requires a token
+  int port = 0;                    // 0: a free port, reported through onListening
+  std::string workdir;             // session folders go here ("" = $TMPDIR or /tmp)
+  std::string token;               // shared secret every client must present ("" = none)
+  Millis ioTimeout{60000};         // one read or write of a message
+  Millis idleTimeout{3600000};     // a session with no request for this long is ended
+  // Serve this many sessions, then return (0 = until stop()). For tests and one-shot launchers.
+  int maxSessions = 0;
+  std::function<void(int port)> onListening;    // called once, before serving
+  std::function<void(const std::string&)> log;  // one line per event (default: stderr)
+};
+
+class Server {
+ public:
+  // Throws kiln::Error when HOST is not loopback and no token is set, or when it cannot listen.
+  explicit Server(ServerOptions options);
+  int port() const;
+  // Serves sessions until stop() (from a signal handler or another thread) or maxSessions. It
+  // forks a child per session, so call it from a process that runs no other threads: a lock
+  // another thread holds at the fork would stay held in the child forever.
+  void serve();
+  void stop() { stopping_.store(true); }
+
+ private:
+  ServerOptions options_;
+  class Impl;
+  std::shared_ptr<Impl> impl_;
+  std::atomic<bool> stopping_{false};
+};
+
+// Serves one session on SOCKET in this process, with its files in SESSION_DIR (created, and
+// removed at the end). The server's children run this; exposed for tests.
+void serveSession(Socket socket, const std::string& sessionDir, const ServerOptions& options);
+
+}  // namespace kiln::runtime::rpc

@@ -1,0 +1,149 @@
+// The server's accept loop: one session at a time, each in a forked child with its own folder;
+// connections that arrive meanwhile are told the server is busy.
+#include "kiln/runtime/rpc/server.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include "kiln/runtime/rpc/protocol.h"
+#include "kiln/runtime/rpc/wire.h"
+
+namespace kiln::runtime::rpc {
+
+class Server::Impl {
+ public:
+  explicit Impl(const ServerOptions& o) : listener(o.host, o.port) {}
+  Listener listener;
+  int sessions = 0;
+};
+
+namespace {
+
+std::string defaultWorkdir() {
+  const char* tmp = std::getenv("TMPDIR");
+  return strCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", "/kiln-rpc-", ::getpid());
+}
+
+// Tells a client that connected while a session runs why it is turned away.
+void refuseBusy(Socket socket, const ServerOptions& options) {
+  try {
+    Wire wire(socket, Millis(2000));
+    char magic[8];
+    wire.readRaw(magic, sizeof magic, "a handshake");
+    wire.readU32("a handshake");
+    wire.readText("a handshake token", 4096);
+    wire.readText("a handshake purpose", 4096);
+    wire.raw(kMagic, sizeof kMagic);
+    wire.u32(kProtocolVersion);
+    wire.u8(0);
+    wire.text(strCat("the server on port ", options.port,
+                     " is busy with another session; ask a tracker for a free one or retry"));
+    wire.flush();
+  } catch (const std::exception&) {
+    // The client went away: nothing to tell.
+  }
+}
+
+}  // namespace
+
+Server::Server(ServerOptions options) : options_(std::move(options)) {
+  if (!isLoopback(options_.host) && options_.token.empty()) {
+    throw Error(strCat("--host ", options_.host,
+                       " is not a loopback address: a server runs any code it is sent, so "
+                       "binding to another interface requires a shared secret "
+                       "(--auth-token-file)"));
+  }
+  if (options_.workdir.empty()) options_.workdir = defaultWorkdir();
+  if (!options_.log) options_.log = [](const std::string& line) { std::cerr << line << "\n"; };
+  impl_ = std::make_shared<Impl>(options_);
+  std::filesystem::create_directories(options_.workdir);
+}
+
+int Server::port() const { return impl_->listener.port(); }
+
+namespace {
+
+// Waits for the session process CHILD; a connection that arrives meanwhile is held up to two
+// seconds in case the session is just ending (then it is returned, to be served next), and turned
+// away as busy otherwise. Returns the child's wait status.
+int awaitSession(pid_t child, Listener& listener, const ServerOptions& options,
+                 const std::atomic<bool>& stopping, Socket& next) {
+  int status = 0;
+  for (;;) {
+    if (::waitpid(child, &status, WNOHANG) == child) return status;
+    if (stopping.load()) {
+      ::kill(child, SIGTERM);
+      ::waitpid(child, &status, 0);
+      return status;
+    }
+    Socket other = listener.accept(Millis(100));
+    if (!other.valid()) continue;
+    if (next.valid()) {
+      refuseBusy(std::move(other), options);
+      continue;
+    }
+    for (int i = 0; i < 200; ++i) {
+      if (::waitpid(child, &status, WNOHANG) == child) {
+        next = std::move(other);
+        return status;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    refuseBusy(std::move(other), options);
+  }
+}
+
+}  // namespace
+
+void Server::serve() {
+  if (options_.onListening) options_.onListening(port());
+  options_.port = port();
+  Socket next;
+  while (!stopping_.load() &&
+         (options_.maxSessions == 0 || impl_->sessions < options_.maxSessions)) {
+    Socket client;
+    if (next.valid()) {
+      client = std::move(next);
+      next = Socket();
+    } else {
+      client = impl_->listener.accept(Millis(200));
+    }
+    if (!client.valid()) continue;
+    std::string dir = strCat(options_.workdir, "/session-", ++impl_->sessions);
+    std::string peer = client.peer();
+    options_.log(strCat("session ", impl_->sessions, " from ", peer));
+    pid_t child = ::fork();
+    if (child < 0) {
+      options_.log(strCat("cannot start a session process: ", std::strerror(errno)));
+      continue;
+    }
+    if (child == 0) {
+      int status = 0;
+      try {
+        serveSession(std::move(client), dir, options_);
+      } catch (const std::exception& e) {
+        options_.log(strCat("session from ", peer, " ended: ", e.what()));
+        status = 1;
+      }
+      std::_Exit(status);
+    }
+    client.close();
+    int status = awaitSession(child, impl_->listener, options_, stopping_, next);
+    if (WIFSIGNALED(status)) {
+      options_.log(strCat("session process from ", peer, " died of signal ", WTERMSIG(status)));
+    }
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);  // also when the child crashed
+  }
+}
+
+}  // namespace kiln::runtime::rpc

@@ -1,0 +1,331 @@
+// One session, server side: the handshake, then each request answered in order. Objects the
+// client may refer to (modules, functions, tensors) live in the session's handle table.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include "kiln/runtime/artifact.h"
+#include "kiln/runtime/c_api.h"
+#include "kiln/runtime/host_cpu.h"
+#include "kiln/runtime/rpc/protocol.h"
+#include "kiln/runtime/rpc/server.h"
+#include "kiln/runtime/rpc/wire.h"
+#include "session_files.h"
+
+namespace kiln::runtime::rpc {
+namespace {
+
+// Server-side objects by handle; what a reply hands out is registered here.
+class HandleTable : public HandleCodec {
+ public:
+  uint64_t add(Value v) {
+    objects_[next_] = std::move(v);
+    return next_++;
+  }
+  const Value& get(uint64_t id, const char* what) const {
+    auto it = objects_.find(id);
+    if (it == objects_.end())
+      throw Error(strCat("no ", what, " with handle ", id, " in this session"));
+    return it->second;
+  }
+  void free(uint64_t id) { objects_.erase(id); }
+
+  void writeObject(Wire& wire, const Value& value) override {
+    wire.u32(static_cast<uint32_t>(value.typeCode()));
+    wire.u64(add(value));
+  }
+  // Never throws mid-message: a bad handle is remembered and raised by checkArguments() once
+  // the whole request has been read, so the stream stays in step.
+  Value readObject(int32_t code, uint64_t id) override {
+    auto it = objects_.find(id);
+    int32_t want = code == kKilnRemoteTensor ? kKilnTensor : code;
+    if (it == objects_.end() || it->second.typeCode() != want) {
+      if (badArgument_.empty()) {
+        badArgument_ = strCat(
+            "handle ", id,
+            it == objects_.end() ? " does not exist in this session" : " is not of type code ",
+            it == objects_.end() ? "" : std::to_string(code));
+      }
+      return Value();
+    }
+    return it->second;
+  }
+  void checkArguments() {
+    if (badArgument_.empty()) return;
+    std::string message = std::move(badArgument_);
+    badArgument_.clear();
+    throw Error(message);
+  }
+  // A tensor reply registered as a remote tensor.
+  void writeRemoteTensor(Wire& wire, NDArray a) {
+    wire.u32(kKilnRemoteTensor);
+    wire.u64(add(Value(std::move(a))));
+  }
+
+ private:
+  std::map<uint64_t, Value> objects_;
+  uint64_t next_ = 1;
+  std::string badArgument_;
+};
+
+// This process's peak resident memory (VmHWM), or -1 where /proc does not say.
+int64_t peakMemoryBytes() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6)) * 1024;
+  }
+  return -1;
+}
+
+class SessionHandler {
+ public:
+  SessionHandler(Socket& socket, const std::string& dir, const ServerOptions& options)
+      : wire_(socket, options.ioTimeout), files_(dir) {}
+
+  // False when the client closed the session.
+  bool handle(Op op) {
+    switch (op) {
+      case Op::kClose:
+        replyOk(Value());
+        return false;
+      case Op::kInfo:
+        replyOk(Value(info()));
+        return true;
+      case Op::kUpload:
+        upload();
+        return true;
+      case Op::kRemoveFile: {
+        std::string path = files_.resolve(wire_.readText("a path"), false);
+        if (std::remove(path.c_str()) != 0) throw Error(strCat("cannot remove '", path, "'"));
+        replyOk(Value());
+        return true;
+      }
+      case Op::kListFiles: {
+        Json list = Json(Json::Array{});
+        for (const std::string& f : files_.list()) list.push(Json(f));
+        replyOk(Value(list));
+        return true;
+      }
+      case Op::kLoadModule:
+        replyOk(Value(loadModule(files_.resolve(wire_.readText("a module path"), false))));
+        return true;
+      case Op::kGetFunction: {
+        uint64_t id = wire_.readU64("a module handle");
+        std::string name = wire_.readText("a function name");
+        replyOk(Value(table_.get(id, "module").asModule()[name]));
+        return true;
+      }
+      case Op::kCall: {
+        uint64_t id = wire_.readU64("a function handle");
+        Args args = readArgs();
+        replyOk(table_.get(id, "function").asFunc().callPacked(args));
+        return true;
+      }
+      case Op::kFree:
+        table_.free(wire_.readU64("a handle"));
+        replyOk(Value());
+        return true;
+      case Op::kAllocTensor:
+        allocTensor();
+        return true;
+      case Op::kCopyToRemote: {
+        uint64_t id = wire_.readU64("a tensor handle");
+        NDArray src = readTensor(wire_, "a tensor");
+        NDArray dst = table_.get(id, "tensor").asNDArray();
+        dst.copyFrom(src);
+        replyOk(Value());
+        return true;
+      }
+      case Op::kCopyFromRemote:
+        replyOk(table_.get(wire_.readU64("a tensor handle"), "tensor"));
+        return true;
+      case Op::kTimeEvaluator:
+        timeEvaluator();
+        return true;
+      case Op::kEcho: {
+        Value v = readValue(wire_, table_, "a value");
+        table_.checkArguments();
+        replyOk(v);
+        return true;
+      }
+    }
+    throw RpcError(strCat("protocol error: unknown request ", static_cast<uint32_t>(op)));
+  }
+
+  Wire& wire() { return wire_; }
+  HandleTable& table() { return table_; }
+
+  void replyOk(const Value& v) {
+    wire_.u8(kOk);
+    writeValue(wire_, v, table_);
+    wire_.flush();
+  }
+  void replyError(const std::string& message) {
+    wire_.u8(kFailed);
+    wire_.text(message);
+    wire_.flush();
+  }
+
+ private:
+  Json info() const {
+    Json j;
+    j["protocol"] = static_cast<int64_t>(kProtocolVersion);
+    j["producer"] = producerVersion();
+    j["arch"] = hostArch();
+    j["cores"] = static_cast<int64_t>(std::thread::hardware_concurrency());
+    j["session_dir"] = files_.root();
+    j["pid"] = static_cast<int64_t>(::getpid());
+    j["peak_memory_bytes"] = peakMemoryBytes();
+    return j;
+  }
+
+  void upload() {
+    std::string requested = wire_.readText("an upload path");
+    uint64_t size = wire_.readU64("an upload size");
+    if (size > kMaxBlobBytes) {
+      throw RpcError(strCat("protocol error: an upload of ", size, " bytes; at most ",
+                            kMaxBlobBytes, " are accepted"));
+    }
+    std::string path;
+    try {
+      path = files_.resolve(requested, true);
+    } catch (const Error&) {
+      drain(size);  // the data still comes: read it, then refuse
+      throw;
+    }
+    std::string tmp = path + ".part";
+    {
+      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+      std::vector<char> chunk(size_t{1} << 20);
+      for (uint64_t done = 0; done < size;) {
+        size_t n = static_cast<size_t>(std::min<uint64_t>(chunk.size(), size - done));
+        wire_.readRaw(chunk.data(), n, "upload data");
+        out.write(chunk.data(), static_cast<std::streamsize>(n));
+        done += n;
+      }
+      if (!out) throw Error(strCat("cannot write '", path, "' (disk full?)"));
+    }
+    std::filesystem::rename(tmp, path);
+    replyOk(Value());
+  }
+
+  void drain(uint64_t size) {
+    std::vector<char> chunk(size_t{1} << 20);
+    for (uint64_t done = 0; done < size;) {
+      size_t n = static_cast<size_t>(std::min<uint64_t>(chunk.size(), size - done));
+      wire_.readRaw(chunk.data(), n, "upload data");
+      done += n;
+    }
+  }
+
+  void allocTensor() {
+    Json spec = readValue(wire_, table_, "a tensor spec").asJson();
+    Shape shape;
+    for (const Json& d : spec.at("shape").asArray()) shape.push_back(d.asInt());
+    NDArray a = NDArray::empty(shape, DataType::parse(spec.at("dtype").asString()));
+    wire_.u8(kOk);
+    table_.writeRemoteTensor(wire_, a);
+    wire_.flush();
+  }
+
+  Args readArgs() {
+    uint32_t n = wire_.readU32("an argument count");
+    if (n > kMaxArgs)
+      throw RpcError(strCat("protocol error: ", n, " arguments; at most ", kMaxArgs));
+    Args args;
+    for (uint32_t i = 0; i < n; ++i) args.push_back(readValue(wire_, table_, "an argument"));
+    table_.checkArguments();
+    return args;
+  }
+
+  void timeEvaluator() {
+    uint64_t id = wire_.readU64("a module handle");
+    std::string name = wire_.readText("a function name");
+    uint32_t repeat = wire_.readU32("repeat"), number = wire_.readU32("number");
+    Args args = readArgs();
+    PackedFunc f = table_.get(id, "module").asModule()[name];
+    if (repeat == 0 || number == 0) throw Error("time_evaluator: repeat and number must be >= 1");
+    f.callPacked(args);  // one untimed run warms caches and lazy state
+    Json times = Json(Json::Array{});
+    for (uint32_t r = 0; r < repeat; ++r) {
+      auto start = std::chrono::steady_clock::now();
+      for (uint32_t i = 0; i < number; ++i) f.callPacked(args);
+      std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start;
+      times.push(Json(ms.count() / number));
+    }
+    Json j;
+    j["times_ms"] = std::move(times);
+    replyOk(Value(j));
+  }
+
+  Wire wire_;
+  SessionFiles files_;
+  HandleTable table_;
+};
+
+// Compares in time independent of where the strings differ.
+bool sameSecret(const std::string& a, const std::string& b) {
+  unsigned char diff = a.size() == b.size() ? 0 : 1;
+  for (size_t i = 0; i < a.size(); ++i) diff |= a[i] ^ b[i % std::max<size_t>(b.size(), 1)];
+  return diff == 0;
+}
+
+// The handshake; false (after telling the client why) when it is refused.
+bool handshake(Wire& wire, const ServerOptions& options) {
+  char magic[8];
+  wire.readRaw(magic, sizeof magic, "a handshake");
+  if (std::memcmp(magic, kMagic, sizeof magic) != 0) {
+    throw RpcError(strCat("protocol error: ", wire.socket().peer(),
+                          " is not a kiln RPC client (bad handshake)"));
+  }
+  uint32_t version = wire.readU32("a handshake");
+  std::string token = wire.readText("a handshake token", 4096);
+  wire.readText("a handshake purpose", 4096);
+  std::string refusal;
+  if (version != kProtocolVersion) {
+    refusal = strCat("the client speaks kiln RPC protocol ", version, "; this server speaks ",
+                     kProtocolVersion);
+  } else if (!options.token.empty() && !sameSecret(token, options.token)) {
+    refusal = "the client's token does not match the server's --auth-token-file";
+  }
+  wire.raw(kMagic, sizeof kMagic);
+  wire.u32(kProtocolVersion);
+  wire.u8(refusal.empty() ? 1 : 0);
+  wire.text(refusal.empty() ? producerVersion() : refusal);
+  wire.flush();
+  return refusal.empty();
+}
+
+}  // namespace
+
+void serveSession(Socket socket, const std::string& sessionDir, const ServerOptions& options) {
+  std::filesystem::create_directories(sessionDir);
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    }
+  } cleanup{sessionDir};
+  SessionHandler handler(socket, sessionDir, options);
+  if (!handshake(handler.wire(), options)) return;
+  for (;;) {
+    if (!socket.waitReadable(options.idleTimeout)) return;  // idle: end the session
+    auto op = static_cast<Op>(handler.wire().readU32("a request"));
+    try {
+      if (!handler.handle(op)) return;
+    } catch (const RpcError&) {
+      throw;  // the connection or the protocol is broken: end the session
+    } catch (const std::exception& e) {
+      // The request was read in full (errors are raised after reading), so the stream is in step.
+      handler.replyError(e.what());
+    }
+  }
+}
+
+}  // namespace kiln::runtime::rpc

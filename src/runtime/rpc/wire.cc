@@ -1,0 +1,253 @@
+// The wire format's integers, text, tensors and tagged values.
+#include "kiln/runtime/rpc/wire.h"
+
+#include <cstring>
+#include <new>
+
+#include "kiln/runtime/c_api.h"
+
+namespace kiln::runtime::rpc {
+namespace {
+
+constexpr size_t kBufferBytes = size_t{1} << 16;
+
+template <typename T>
+void putLe(std::string& out, T v, int bytes) {
+  for (int i = 0; i < bytes; ++i)
+    out += static_cast<char>((static_cast<uint64_t>(v) >> (8 * i)) & 0xFF);
+}
+
+uint64_t getLe(const unsigned char* p, int bytes) {
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
+  return v;
+}
+
+}  // namespace
+
+void Wire::put(const void* data, size_t size) {
+  out_.append(static_cast<const char*>(data), size);
+  if (out_.size() >= kBufferBytes) flush();
+}
+
+void Wire::u32(uint32_t v) {
+  std::string b;
+  putLe(b, v, 4);
+  put(b.data(), 4);
+}
+
+void Wire::u64(uint64_t v) {
+  std::string b;
+  putLe(b, v, 8);
+  put(b.data(), 8);
+}
+
+void Wire::f64(double v) {
+  uint64_t bits = 0;
+  std::memcpy(&bits, &v, sizeof bits);
+  u64(bits);
+}
+
+void Wire::text(const std::string& s) {
+  u64(s.size());
+  raw(s.data(), s.size());
+}
+
+void Wire::raw(const void* data, size_t size) {
+  if (size < kBufferBytes) {
+    put(data, size);
+    return;
+  }
+  flush();
+  socket_.writeAll(data, size, timeout_, "data");
+}
+
+void Wire::flush() {
+  if (out_.empty()) return;
+  socket_.writeAll(out_.data(), out_.size(), timeout_, "a message");
+  out_.clear();
+}
+
+void Wire::readRaw(void* data, size_t size, const char* what) {
+  flush();  // a request is complete before its reply is awaited
+  socket_.readExact(data, size, timeout_, what);
+}
+
+uint8_t Wire::readU8(const char* what) {
+  unsigned char b = 0;
+  readRaw(&b, 1, what);
+  return b;
+}
+
+uint32_t Wire::readU32(const char* what) {
+  unsigned char b[4];
+  readRaw(b, 4, what);
+  return static_cast<uint32_t>(getLe(b, 4));
+}
+
+uint64_t Wire::readU64(const char* what) {
+  unsigned char b[8];
+  readRaw(b, 8, what);
+  return getLe(b, 8);
+}
+
+double Wire::readF64(const char* what) {
+  uint64_t bits = readU64(what);
+  double v = 0;
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+std::string Wire::readText(const char* what, uint64_t limit) {
+  uint64_t size = readU64(what);
+  if (size > limit) {
+    throw RpcError(strCat("protocol error: ", what, " from ", socket_.peer(), " claims ", size,
+                          " bytes; at most ", limit, " are accepted"));
+  }
+  std::string s(size, '\0');
+  readRaw(s.data(), size, what);
+  return s;
+}
+
+void writeTensor(Wire& wire, const NDArray& a) {
+  DataType t = a.dtype();
+  wire.u8(t.code);
+  wire.u8(t.bits);
+  wire.u32(t.lanes);
+  wire.u32(static_cast<uint32_t>(a.ndim()));
+  for (int64_t d : a.shape()) wire.u64(static_cast<uint64_t>(d));
+  wire.u64(a.nbytes());
+  wire.raw(a.data(), a.nbytes());
+}
+
+NDArray readTensor(Wire& wire, const char* what) {
+  DataType t;
+  t.code = wire.readU8(what);
+  t.bits = wire.readU8(what);
+  uint32_t lanes = wire.readU32(what);
+  uint32_t rank = wire.readU32(what);
+  if (lanes == 0 || lanes > 0xFFFF || t.bits == 0 || rank > kMaxTensorRank) {
+    throw RpcError(strCat("protocol error: ", what, " has dtype bits ", int(t.bits), ", lanes ",
+                          lanes, " and rank ", rank, "; expected bits > 0, 1 to 65535 lanes and ",
+                          "rank <= ", kMaxTensorRank));
+  }
+  t.lanes = static_cast<uint16_t>(lanes);
+  Shape shape;
+  uint64_t expected = t.bytes();
+  for (uint32_t i = 0; i < rank; ++i) {
+    uint64_t d = wire.readU64(what);
+    if (d > (uint64_t{1} << 62) || (d != 0 && expected > kMaxTensorBytes / d)) {
+      throw RpcError(strCat("protocol error: ", what, " is larger than ", kMaxTensorBytes,
+                            " bytes, the most one tensor may hold"));
+    }
+    expected *= d;
+    shape.push_back(static_cast<int64_t>(d));
+  }
+  uint64_t nbytes = wire.readU64(what);
+  if (nbytes != expected) {
+    throw RpcError(strCat("protocol error: ", what, " claims ", nbytes, " bytes; its shape ",
+                          shapeStr(shape), " of ", t.str(), " holds ", expected));
+  }
+  NDArray a;
+  try {
+    a = NDArray::empty(shape, t);
+  } catch (const std::bad_alloc&) {
+    throw RpcError(strCat("out of memory receiving ", what, " (", nbytes, " bytes)"));
+  }
+  wire.readRaw(a.data(), nbytes, what);
+  return a;
+}
+
+void writeValue(Wire& wire, const Value& value, HandleCodec& codec) {
+  int32_t code = value.typeCode();
+  if (code == kKilnModule || code == kKilnFunction) {
+    codec.writeObject(wire, value);
+    return;
+  }
+  wire.u32(static_cast<uint32_t>(code));
+  switch (code) {
+    case kKilnNone:
+      break;
+    case kKilnInt:
+      wire.u64(static_cast<uint64_t>(value.asInt()));
+      break;
+    case kKilnFloat:
+      wire.f64(value.asDouble());
+      break;
+    case kKilnBool:
+      wire.u8(value.asBool() ? 1 : 0);
+      break;
+    case kKilnString:
+      wire.text(value.asString());
+      break;
+    case kKilnBytes:
+      wire.text(value.asBytes().data);
+      break;
+    case kKilnTensor:
+      writeTensor(wire, value.asNDArray());
+      break;
+    case kKilnDevice:
+      wire.u32(static_cast<uint32_t>(value.asDevice().type));
+      wire.u32(static_cast<uint32_t>(value.asDevice().id));
+      break;
+    case kKilnDataType:
+      wire.u8(value.asDataType().code);
+      wire.u8(value.asDataType().bits);
+      wire.u32(value.asDataType().lanes);
+      break;
+    case kKilnJson:
+      wire.text(value.asJson().dump());
+      break;
+    default:
+      KILN_CHECK(false, "no wire form for type code ", code);
+  }
+}
+
+Value readValue(Wire& wire, HandleCodec& codec, const char* what) {
+  uint32_t code = wire.readU32(what);
+  switch (code) {
+    case kKilnNone:
+      return Value();
+    case kKilnInt:
+      return Value(static_cast<int64_t>(wire.readU64(what)));
+    case kKilnFloat:
+      return Value(wire.readF64(what));
+    case kKilnBool:
+      return Value(wire.readU8(what) != 0);
+    case kKilnString:
+      return Value(wire.readText(what));
+    case kKilnBytes:
+      return Value(Bytes{wire.readText(what, kMaxBlobBytes)});
+    case kKilnTensor:
+      return Value(readTensor(wire, what));
+    case kKilnDevice: {
+      auto type = static_cast<DLDeviceType>(wire.readU32(what));
+      auto id = static_cast<int32_t>(wire.readU32(what));
+      return Value(Device{type, id});
+    }
+    case kKilnDataType: {
+      DataType t;
+      t.code = wire.readU8(what);
+      t.bits = wire.readU8(what);
+      t.lanes = static_cast<uint16_t>(wire.readU32(what));
+      return Value(t);
+    }
+    case kKilnJson: {
+      std::string text = wire.readText(what);
+      try {
+        return Value(Json::parse(text));
+      } catch (const Error& e) {
+        throw RpcError(strCat("protocol error: ", what, " holds invalid JSON: ", e.what()));
+      }
+    }
+    case kKilnModule:
+    case kKilnFunction:
+    case kKilnRemoteTensor:
+      return codec.readObject(static_cast<int32_t>(code), wire.readU64(what));
+    default:
+      throw RpcError(strCat("protocol error: ", what, " has type code ", code,
+                            "; expected 0 to 12 (docs/rpc.md)"));
+  }
+}
+
+}  // namespace kiln::runtime::rpc

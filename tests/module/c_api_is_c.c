@@ -1,0 +1,8 @@
+/* kiln/runtime/c_api.h must compile as C99 on its own: this file is built, never run. */
+#include "kiln/runtime/c_api.h"
+
+int kiln_c_api_is_c(void) {
+  KilnValue v = {kKilnInt, {0}};
+  v.v.v_int = kiln_api_version();
+  return (int)v.v.v_int;
+}

@@ -1,0 +1,126 @@
+// The C ABI: a compiled model loaded, created, fed, run and read through kiln/runtime/c_api.h
+// alone, with the errors it reports.
+#include "kiln/runtime/c_api.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "kiln/driver/compile.h"
+#include "model_builder.h"
+
+namespace kiln::test {
+namespace {
+
+KilnValue intValue(int64_t v) {
+  KilnValue x{};
+  x.type_code = kKilnInt;
+  x.v.v_int = v;
+  return x;
+}
+
+KilnValue textValue(const std::string& s) {
+  KilnValue x{};
+  x.type_code = kKilnString;
+  x.v.v_str = {s.data(), s.size()};
+  return x;
+}
+
+// Calls MOD[NAME](ARGS); fails the test on an error.
+KilnValue call(KilnModuleHandle mod, const char* name, const std::vector<KilnValue>& args) {
+  KilnFunctionHandle f = nullptr;
+  EXPECT_EQ(kiln_module_get_function(mod, name, &f), 0) << kiln_get_last_error();
+  KilnValue result{};
+  EXPECT_EQ(kiln_function_call(f, args.data(), static_cast<int32_t>(args.size()), &result), 0)
+      << name << ": " << kiln_get_last_error();
+  kiln_function_free(f);
+  return result;
+}
+
+TEST(CApi, RunsACompiledModel) {
+  std::string dir = scratchDir();
+  Mlp m = randomMlp(2, 8, 16, 4, 3);
+  auto graph = buildMlp(m, "");
+  std::string path = dir + "/mlp.so";
+  driver::compileGraph(*graph, path, {});
+
+  EXPECT_EQ(kiln_api_version(), KILN_C_API_VERSION);
+  KilnModuleHandle lib = nullptr;
+  ASSERT_EQ(kiln_module_load(path.c_str(), &lib), 0) << kiln_get_last_error();
+  KilnValue device{};
+  device.type_code = kKilnDevice;
+  device.v.v_device = {kDLCPU, 0};
+  KilnValue exec = call(lib, "default", {device});
+  ASSERT_EQ(exec.type_code, kKilnModule);
+  kiln_module_free(lib);  // the executor keeps the library alive
+
+  KilnValue count = call(exec.v.v_module, "get_num_inputs", {});
+  EXPECT_EQ(count.type_code, kKilnInt);
+  EXPECT_EQ(count.v.v_int, 1);
+
+  std::vector<float> x = randomVector(static_cast<size_t>(m.batch * m.in), 9);
+  int64_t shape[] = {m.batch, m.in};
+  DLTensor input{};
+  input.data = x.data();
+  input.device = {kDLCPU, 0};
+  input.ndim = 2;
+  input.dtype = {kDLFloat, 32, 1};
+  input.shape = shape;
+  KilnValue tensor{};
+  tensor.type_code = kKilnTensor;
+  tensor.v.v_tensor = &input;
+  call(exec.v.v_module, "set_input", {intValue(0), tensor});
+  call(exec.v.v_module, "run", {});
+  KilnValue out = call(exec.v.v_module, "get_output", {intValue(0)});
+  ASSERT_EQ(out.type_code, kKilnTensor);
+  ASSERT_EQ(out.v.v_tensor->ndim, 2);
+  EXPECT_EQ(out.v.v_tensor->shape[1], m.out);
+  const auto* y = static_cast<const float*>(out.v.v_tensor->data);
+  std::vector<float> got(y, y + m.batch * m.out);
+  EXPECT_LT(relativeError(got, referenceMlp(m, x)), 1e-5);
+  kiln_value_release(&out);
+  EXPECT_EQ(out.type_code, kKilnNone);
+
+  KilnValue info = call(exec.v.v_module, "get_input_info", {});
+  ASSERT_EQ(info.type_code, kKilnJson);
+  EXPECT_NE(std::string(info.v.v_str.data, info.v.v_str.size).find("float32"), std::string::npos);
+  kiln_value_release(&info);
+  kiln_value_release(&exec);
+}
+
+TEST(CApi, ErrorsSayWhatWasWrong) {
+  KilnModuleHandle lib = nullptr;
+  EXPECT_EQ(kiln_module_load("/no/such/model.so", &lib), -1);
+  EXPECT_EQ(lib, nullptr);
+  EXPECT_NE(std::string(kiln_get_last_error()).find("/no/such/model.so"), std::string::npos)
+      << kiln_get_last_error();
+
+  std::string dir = scratchDir();
+  Mlp m = randomMlp(1, 4, 4, 2, 1);
+  auto graph = buildMlp(m, "");
+  std::string path = dir + "/mlp.so";
+  driver::compileGraph(*graph, path, {});
+  ASSERT_EQ(kiln_module_load(path.c_str(), &lib), 0) << kiln_get_last_error();
+  KilnFunctionHandle f = nullptr;
+  EXPECT_EQ(kiln_module_get_function(lib, "no_such_function", &f), -1);
+  EXPECT_NE(std::string(kiln_get_last_error()).find("no_such_function"), std::string::npos);
+
+  ASSERT_EQ(kiln_module_get_function(lib, "default", &f), 0);
+  KilnValue result{};
+  KilnValue wrong = textValue("cpu");  // a string where a device is expected
+  EXPECT_EQ(kiln_function_call(f, &wrong, 1, &result), -1);
+  EXPECT_NE(std::string(kiln_get_last_error()).find("expected a Device, got a string"),
+            std::string::npos)
+      << kiln_get_last_error();
+  KilnValue bad{};
+  bad.type_code = 99;
+  EXPECT_EQ(kiln_function_call(f, &bad, 1, &result), -1);
+  EXPECT_NE(std::string(kiln_get_last_error()).find("type code 99"), std::string::npos);
+  EXPECT_EQ(kiln_function_call(f, nullptr, 1, &result), -1);
+  kiln_function_free(f);
+  kiln_module_free(lib);
+}
+
+}  // namespace
+}  // namespace kiln::test

@@ -1,0 +1,97 @@
+// `kiln rpc server`: serve sessions to clients (launchers, kiln run --rpc, tests).
+#include <sys/stat.h>
+
+#include <atomic>
+#include <csignal>
+#include <iostream>
+
+#include "commands.h"
+#include "exit_codes.h"
+#include "kiln/runtime/rpc/server.h"
+#include "kiln/support/error.h"
+#include "kiln/support/file.h"
+
+namespace kiln::cli {
+namespace {
+
+struct ServerArgs {
+  runtime::rpc::ServerOptions options;
+  std::string tokenFile;
+  int idleSeconds = 3600;
+};
+
+std::atomic<runtime::rpc::Server*> gServer{nullptr};
+
+void stopOnSignal(int) {
+  if (runtime::rpc::Server* s = gServer.load()) s->stop();
+}
+
+// The token is the file's first line; a file other users may read is refused.
+std::string readToken(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && (st.st_mode & 077) != 0) {
+    throw UsageError(strCat("--auth-token-file '", path,
+                            "' may be read by other users; make it private (chmod 600)"));
+  }
+  std::string text = readTextFile(path);
+  std::string token = text.substr(0, text.find('\n'));
+  if (token.empty()) throw UsageError(strCat("--auth-token-file '", path, "' is empty"));
+  return token;
+}
+
+void runServer(ServerArgs& args) {
+  if (!args.tokenFile.empty()) args.options.token = readToken(args.tokenFile);
+  if (!runtime::rpc::isLoopback(args.options.host) && args.options.token.empty()) {
+    throw UsageError(strCat("--host ", args.options.host,
+                            " is not a loopback address: a server runs any code it is sent, so "
+                            "any other address requires --auth-token-file"));
+  }
+  args.options.idleTimeout = runtime::rpc::Millis(int64_t{args.idleSeconds} * 1000);
+  args.options.onListening = [&](int port) {
+    std::cout << "kiln rpc server listening on " << args.options.host << ":" << port << std::endl;
+  };
+  runtime::rpc::Server server(args.options);
+  gServer.store(&server);
+  std::signal(SIGTERM, stopOnSignal);
+  std::signal(SIGINT, stopOnSignal);
+  server.serve();
+  gServer.store(nullptr);
+}
+
+}  // namespace
+
+void addRpcCommand(CLI::App& app) {
+  CLI::App* rpc = app.add_subcommand("rpc", "Serve and use remote devices over kiln's RPC");
+  rpc->require_subcommand(1);
+  auto args = std::make_shared<ServerArgs>();
+  CLI::App* server = rpc->add_subcommand(
+      "server",
+      "Serve sessions: each client gets a fresh process and a private folder, removed when the "
+      "session ends. The server runs any code it is sent: it binds to loopback unless told "
+      "otherwise, and any other address requires --auth-token-file");
+  server->add_option("--host", args->options.host, "The address to listen on")
+      ->capture_default_str();
+  server->add_option("--port", args->options.port, "The port; 0 picks a free one (printed)")
+      ->check(CLI::Range(0, 65535))
+      ->capture_default_str();
+  server->add_option("--workdir", args->options.workdir,
+                     "Where session folders go (default: $TMPDIR/kiln-rpc-PID)");
+  server
+      ->add_option("--auth-token-file", args->tokenFile,
+                   "A file whose first line is the secret every client must present; required "
+                   "for a --host other than loopback")
+      ->check(CLI::ExistingFile);
+  server
+      ->add_option("--max-sessions", args->options.maxSessions,
+                   "Exit after serving this many sessions (0: serve until SIGTERM or SIGINT)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  server
+      ->add_option("--idle-timeout", args->idleSeconds,
+                   "End a session that sends no request for this many seconds")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  server->callback([args] { runServer(*args); });
+}
+
+}  // namespace kiln::cli
