@@ -1,6 +1,4 @@
 // `kiln rpc server`: serve sessions to clients (launchers, kiln run --rpc, tests).
-#include <sys/stat.h>
-
 #include <atomic>
 #include <csignal>
 #include <iostream>
@@ -9,7 +7,6 @@
 #include "exit_codes.h"
 #include "kiln/runtime/rpc/server.h"
 #include "kiln/support/error.h"
-#include "kiln/support/file.h"
 
 namespace kiln::cli {
 namespace {
@@ -26,21 +23,14 @@ void stopOnSignal(int) {
   if (runtime::rpc::Server* s = gServer.load()) s->stop();
 }
 
-// The token is the file's first line; a file other users may read is refused.
-std::string readToken(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && (st.st_mode & 077) != 0) {
-    throw UsageError(strCat("--auth-token-file '", path,
-                            "' may be read by other users; make it private (chmod 600)"));
-  }
-  std::string text = readTextFile(path);
-  std::string token = text.substr(0, text.find('\n'));
-  if (token.empty()) throw UsageError(strCat("--auth-token-file '", path, "' is empty"));
-  return token;
-}
-
 void runServer(ServerArgs& args) {
-  if (!args.tokenFile.empty()) args.options.token = readToken(args.tokenFile);
+  if (!args.tokenFile.empty()) {
+    try {
+      args.options.token = runtime::rpc::readTokenFile(args.tokenFile);
+    } catch (const Error& e) {
+      throw UsageError(strCat("--auth-token-file: ", e.what()));
+    }
+  }
   if (!runtime::rpc::isLoopback(args.options.host) && args.options.token.empty()) {
     throw UsageError(strCat("--host ", args.options.host,
                             " is not a loopback address: a server runs any code it is sent, so "

@@ -27,9 +27,10 @@ PackedFunc remoteFunction(std::shared_ptr<RemoteHandle> handle, const std::strin
 // A module, or a tensor, that lives on the server.
 class RemoteObjectNode : public ModuleNode {
  public:
-  RemoteObjectNode(std::shared_ptr<RemoteHandle> handle, bool tensor)
-      : handle_(std::move(handle)), tensor_(tensor) {}
-  const char* typeKey() const override { return tensor_ ? "remote_tensor" : "remote_module"; }
+  RemoteObjectNode(std::shared_ptr<RemoteHandle> handle, bool tensor, std::string typeKey)
+      : handle_(std::move(handle)), tensor_(tensor), typeKey_(std::move(typeKey)) {}
+  // The server object's own type key ("graph_executor"); "remote_tensor" for tensors.
+  const char* typeKey() const override { return tensor_ ? "remote_tensor" : typeKey_.c_str(); }
   PackedFunc getFunction(const std::string& name) override {
     if (tensor_) return PackedFunc();
     auto client = handle_->client.lock();
@@ -53,6 +54,7 @@ class RemoteObjectNode : public ModuleNode {
  private:
   std::shared_ptr<RemoteHandle> handle_;
   bool tensor_;
+  std::string typeKey_;
 };
 
 class ClientCodec : public HandleCodec {
@@ -64,11 +66,13 @@ class ClientCodec : public HandleCodec {
     KILN_CHECK(node != nullptr, "checkSendable lets only remote objects through");
     wire.u32(node->isTensor() ? kKilnRemoteTensor : kKilnModule);
     wire.u64(node->id());
+    if (!node->isTensor()) wire.text(node->typeKey());
   }
-  Value readObject(int32_t code, uint64_t id) override {
+  Value readObject(int32_t code, uint64_t id, const std::string& typeKey) override {
     auto handle = std::make_shared<RemoteHandle>(client_.weak_from_this(), id);
     if (code == kKilnFunction) return Value(remoteFunction(handle, "a function"));
-    return Value(Module(std::make_shared<RemoteObjectNode>(handle, code == kKilnRemoteTensor)));
+    return Value(
+        Module(std::make_shared<RemoteObjectNode>(handle, code == kKilnRemoteTensor, typeKey)));
   }
 
  private:

@@ -3,6 +3,7 @@
 #include "kiln/runtime/rpc/server.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 
 #include "kiln/runtime/rpc/protocol.h"
 #include "kiln/runtime/rpc/wire.h"
+#include "kiln/support/file.h"
 
 namespace kiln::runtime::rpc {
 
@@ -54,6 +56,21 @@ void refuseBusy(Socket socket, const ServerOptions& options) {
 }
 
 }  // namespace
+
+std::string readTokenFile(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    throw Error(strCat("auth token file '", path, "': ", std::strerror(errno)));
+  }
+  if ((st.st_mode & 077) != 0) {
+    throw Error(strCat("auth token file '", path,
+                       "' may be read by other users; make it private (chmod 600)"));
+  }
+  std::string text = readTextFile(path);
+  std::string token = text.substr(0, text.find('\n'));
+  if (token.empty()) throw Error(strCat("auth token file '", path, "' is empty"));
+  return token;
+}
 
 Server::Server(ServerOptions options) : options_(std::move(options)) {
   if (!isLoopback(options_.host) && options_.token.empty()) {
@@ -127,6 +144,10 @@ void Server::serve() {
       continue;
     }
     if (child == 0) {
+      // The session dies of SIGTERM/SIGINT; the server's own handlers (which stop its accept
+      // loop) mean nothing here.
+      ::signal(SIGTERM, SIG_DFL);
+      ::signal(SIGINT, SIG_DFL);
       int status = 0;
       try {
         serveSession(std::move(client), dir, options_);

@@ -38,10 +38,11 @@ class HandleTable : public HandleCodec {
   void writeObject(Wire& wire, const Value& value) override {
     wire.u32(static_cast<uint32_t>(value.typeCode()));
     wire.u64(add(value));
+    if (value.typeCode() == kKilnModule) wire.text(value.asModule().typeKey());
   }
   // Never throws mid-message: a bad handle is remembered and raised by checkArguments() once
   // the whole request has been read, so the stream stays in step.
-  Value readObject(int32_t code, uint64_t id) override {
+  Value readObject(int32_t code, uint64_t id, const std::string& /*typeKey*/) override {
     auto it = objects_.find(id);
     int32_t want = code == kKilnRemoteTensor ? kKilnTensor : code;
     if (it == objects_.end() || it->second.typeCode() != want) {
@@ -180,6 +181,7 @@ class SessionHandler {
     j["cores"] = static_cast<int64_t>(std::thread::hardware_concurrency());
     j["session_dir"] = files_.root();
     j["pid"] = static_cast<int64_t>(::getpid());
+    j["server_pid"] = static_cast<int64_t>(::getppid());
     j["peak_memory_bytes"] = peakMemoryBytes();
     return j;
   }

@@ -240,10 +240,13 @@ Value readValue(Wire& wire, HandleCodec& codec, const char* what) {
         throw RpcError(strCat("protocol error: ", what, " holds invalid JSON: ", e.what()));
       }
     }
-    case kKilnModule:
+    case kKilnModule: {
+      uint64_t id = wire.readU64(what);
+      return codec.readObject(kKilnModule, id, wire.readText(what, 4096));
+    }
     case kKilnFunction:
     case kKilnRemoteTensor:
-      return codec.readObject(static_cast<int32_t>(code), wire.readU64(what));
+      return codec.readObject(static_cast<int32_t>(code), wire.readU64(what), "");
     default:
       throw RpcError(strCat("protocol error: ", what, " has type code ", code,
                             "; expected 0 to 12 (docs/rpc.md)"));

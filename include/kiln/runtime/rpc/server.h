@@ -43,6 +43,10 @@ class Server {
   std::atomic<bool> stopping_{false};
 };
 
+// The shared secret in PATH: its first line. Throws kiln::Error when the file cannot be read, is
+// empty, or may be read by other users (it must be private: chmod 600).
+std::string readTokenFile(const std::string& path);
+
 // Serves one session on SOCKET in this process, with its files in SESSION_DIR (created, and
 // removed at the end). The server's children run this; exposed for tests.
 void serveSession(Socket socket, const std::string& sessionDir, const ServerOptions& options);

@@ -62,8 +62,9 @@ class HandleCodec {
   // Writing a Module or PackedFunc value: write its type code and handle (the server registers
   // the object; a client writes the handle of a remote object and refuses local ones).
   virtual void writeObject(Wire& wire, const Value& value) = 0;
-  // Reading type code CODE (kKilnModule, kKilnFunction, kKilnRemoteTensor) with handle ID.
-  virtual Value readObject(int32_t code, uint64_t id) = 0;
+  // Reading type code CODE (kKilnModule, kKilnFunction, kKilnRemoteTensor) with handle ID; a
+  // module comes with its TYPE_KEY ("graph_executor"), empty otherwise.
+  virtual Value readObject(int32_t code, uint64_t id, const std::string& typeKey) = 0;
 };
 
 void writeValue(Wire& wire, const Value& value, HandleCodec& codec);

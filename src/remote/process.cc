@@ -1,0 +1,111 @@
+// Child processes through posix_spawn (no shell, safe with threads).
+#include "process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+#include "kiln/support/error.h"
+
+extern char** environ;  // NOLINT(readability-redundant-declaration): POSIX leaves it undeclared
+
+namespace kiln::remote {
+
+Process::Process(const std::vector<std::string>& argv) {
+  KILN_CHECK(!argv.empty(), "a process needs a command");
+  for (const std::string& a : argv) command_ += (command_.empty() ? "" : " ") + a;
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0)
+    throw Error(strCat("cannot start '", command_, "': pipe failed"));
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  std::vector<char*> args;
+  args.reserve(argv.size() + 1);
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  int rc = ::posix_spawnp(&pid_, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(fds[1]);
+  if (rc != 0) {
+    ::close(fds[0]);
+    pid_ = -1;
+    throw Error(strCat("cannot start '", command_, "': ", std::strerror(rc)));
+  }
+  out_ = fds[0];
+}
+
+Process::Process(Process&& o) noexcept
+    : pid_(o.pid_),
+      out_(o.out_),
+      command_(std::move(o.command_)),
+      buffered_(std::move(o.buffered_)) {
+  o.pid_ = -1;
+  o.out_ = -1;
+}
+
+Process::~Process() { terminate(); }
+
+std::string Process::readLine(std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    size_t nl = buffered_.find('\n');
+    if (nl != std::string::npos) {
+      std::string line = buffered_.substr(0, nl);
+      buffered_.erase(0, nl + 1);
+      return line;
+    }
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    pollfd p{out_, POLLIN, 0};
+    if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) == 0) {
+      throw Error(strCat("'", command_, "' printed no line within ",
+                         static_cast<double>(timeout.count()) / 1000, " s"));
+    }
+    char buf[4096];
+    ssize_t n = ::read(out_, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      throw Error(strCat("'", command_, "' exited before printing the expected line",
+                         buffered_.empty() ? "" : strCat(" (it printed '", buffered_, "')")));
+    }
+    buffered_.append(buf, static_cast<size_t>(n));
+  }
+}
+
+bool Process::waitExit(std::chrono::milliseconds timeout) noexcept {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    int status = 0;
+    pid_t r = ::waitpid(pid_, &status, WNOHANG);
+    if (r == pid_ || (r < 0 && errno == ECHILD)) {
+      pid_ = -1;
+      return true;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+bool Process::running() { return pid_ > 0 && !waitExit(std::chrono::milliseconds(0)); }
+
+void Process::terminate(std::chrono::milliseconds grace) noexcept {
+  if (pid_ > 0 && !waitExit(grace)) {
+    ::kill(pid_, SIGTERM);
+    if (!waitExit(std::chrono::milliseconds(2000))) {
+      ::kill(pid_, SIGKILL);
+      waitExit(std::chrono::milliseconds(5000));
+    }
+  }
+  if (out_ >= 0) ::close(out_);
+  out_ = -1;
+}
+
+}  // namespace kiln::remote

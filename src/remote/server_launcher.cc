@@ -1,0 +1,139 @@
+// Launchers whose device runs kiln-rpc-server as a process on this machine: `local` (natively)
+// and `qemu-aarch64` (under QEMU user-mode emulation with the aarch64 sysroot). Every session gets
+// a fresh server process (--max-sessions 1) in the launcher's private folder.
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <mutex>
+
+#include "kiln/remote/launcher.h"
+#include "kiln/support/error.h"
+#include "kiln/support/temp_path.h"
+#include "process.h"
+
+namespace kiln::remote {
+namespace {
+
+// RELATIVE beside the running executable, else $ENV, else NAME (looked up in PATH).
+std::string findServer(const std::string& relative, const char* env, const std::string& name) {
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    std::filesystem::path beside = self.parent_path() / relative;
+    if (std::filesystem::exists(beside, ec)) return beside.lexically_normal().string();
+  }
+  if (const char* v = std::getenv(env); v != nullptr && *v != '\0') return v;
+  return name;
+}
+
+// The port in "kiln rpc server listening on HOST:PORT".
+int portOf(const std::string& line, const std::string& command) {
+  const std::string prefix = "kiln rpc server listening on ";
+  size_t colon = line.rfind(':');
+  if (line.rfind(prefix, 0) != 0 || colon == std::string::npos) {
+    throw Error(strCat("'", command, "' printed '", line, "'; expected '", prefix, "HOST:PORT'"));
+  }
+  return std::stoi(line.substr(colon + 1));
+}
+
+class ServerLauncher : public Launcher {
+ public:
+  // PREFIX runs the server program (empty natively; the emulator and its flags otherwise).
+  ServerLauncher(std::string device, std::string target, std::vector<std::string> prefix,
+                 LauncherOptions options)
+      : device_(std::move(device)),
+        target_(std::move(target)),
+        prefix_(std::move(prefix)),
+        options_(std::move(options)) {}
+  ~ServerLauncher() override { stop(); }
+
+  std::string deviceName() const override { return device_; }
+  std::string target() const override { return target_; }
+
+  void start() override {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    startLocked();
+  }
+
+  void stop() noexcept override {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    for (auto& server : state_->servers) server->terminate();
+    state_->servers.clear();
+    folder_.reset();
+  }
+
+  std::unique_ptr<Session> createSession() override {
+    std::shared_ptr<Process> server;
+    {
+      std::lock_guard<std::mutex> lock(state_->mutex);
+      startLocked();
+      std::vector<std::string> argv = prefix_;
+      for (const std::string& a : {options_.serverPath, std::string("--port"), std::string("0"),
+                                   std::string("--max-sessions"), std::string("1"),
+                                   std::string("--workdir"), folder_->path() + "/sessions"}) {
+        argv.push_back(a);
+      }
+      server = std::make_shared<Process>(argv);
+      state_->servers.push_back(server);
+    }
+    int port = portOf(server->readLine(options_.startTimeout), server->command());
+    auto client = runtime::rpc::Client::connect("127.0.0.1", port, options_.client);
+    std::weak_ptr<Process> weak = server;
+    std::shared_ptr<State> state = state_;  // the session may outlive the launcher
+    return std::make_unique<Session>(std::move(client), device_, [state, weak] {
+      if (auto s = weak.lock()) {
+        s->terminate(std::chrono::milliseconds(2000));  // it exits by itself after its session
+        std::lock_guard<std::mutex> lock(state->mutex);
+        auto& list = state->servers;
+        list.erase(std::remove(list.begin(), list.end(), s), list.end());
+      }
+    });
+  }
+
+ private:
+  void startLocked() {
+    if (folder_) return;
+    folder_ = std::make_unique<TempPath>(TempPath::folder("kiln-device-" + device_));
+    for (const std::string& f : files_) {
+      std::filesystem::copy_file(
+          f, folder_->path() + "/" + std::filesystem::path(f).filename().string(),
+          std::filesystem::copy_options::overwrite_existing);
+    }
+  }
+
+  // The servers still running, shared with the sessions' close callbacks.
+  struct State {
+    std::mutex mutex;
+    std::vector<std::shared_ptr<Process>> servers;
+  };
+
+  std::string device_, target_;
+  std::vector<std::string> prefix_;
+  LauncherOptions options_;
+  std::shared_ptr<State> state_ = std::make_shared<State>();
+  std::unique_ptr<TempPath> folder_;
+};
+
+}  // namespace
+
+std::unique_ptr<Launcher> makeLauncher(const std::string& device, const LauncherOptions& options) {
+  LauncherOptions o = options;
+  if (device == "local") {
+    if (o.serverPath.empty())
+      o.serverPath = findServer("kiln-rpc-server", "KILN_RPC_SERVER", "kiln-rpc-server");
+    return std::make_unique<ServerLauncher>("local", "", std::vector<std::string>{}, o);
+  }
+  if (device == "qemu-aarch64") {
+    if (o.serverPath.empty()) {
+      o.serverPath = findServer("../aarch64/bin/kiln-rpc-server", "KILN_RPC_SERVER_AARCH64",
+                                "kiln-rpc-server-aarch64");
+    }
+    return std::make_unique<ServerLauncher>("qemu-aarch64", "llvm -mtriple=aarch64-linux-gnu",
+                                            std::vector<std::string>{o.qemuPath, "-L", o.sysroot},
+                                            o);
+  }
+  throw Error(strCat("unknown device '", device, "'; this kiln knows: local, qemu-aarch64"));
+}
+
+}  // namespace kiln::remote
