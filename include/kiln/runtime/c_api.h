@@ -59,6 +59,9 @@ typedef struct {
   } v;
 } KilnValue;
 
+/* C names, snake_case like every C API: */
+/* NOLINTBEGIN(readability-identifier-naming) */
+
 /* Every function returning int returns 0 on success and -1 on failure; then
  * kiln_get_last_error() (per thread) says what was received and what was expected. */
 
@@ -79,6 +82,8 @@ void kiln_value_release(KilnValue* value);
 /* Drop a handle; NULL is allowed. A module stays alive while functions taken from it do. */
 void kiln_module_free(KilnModuleHandle mod);
 void kiln_function_free(KilnFunctionHandle f);
+
+/* NOLINTEND(readability-identifier-naming) */
 
 #ifdef __cplusplus
 }
