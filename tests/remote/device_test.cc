@@ -30,7 +30,7 @@ std::vector<std::string> devices() {
 #endif
 }
 
-remote::LauncherOptions launcherOptions(const std::string& device) {
+remote::LauncherOptions launcherOptions([[maybe_unused]] const std::string& device) {
   remote::LauncherOptions options;
   options.serverPath = KILN_RPC_SERVER_BIN;
 #ifdef KILN_RPC_SERVER_AARCH64_BIN
