@@ -20,6 +20,7 @@ KilnValue intValue(int64_t v) {
   return x;
 }
 
+// A string value borrowing S, which must outlive the value.
 KilnValue textValue(const std::string& s) {
   KilnValue x{};
   x.type_code = kKilnString;
@@ -108,7 +109,8 @@ TEST(CApi, ErrorsSayWhatWasWrong) {
 
   ASSERT_EQ(kiln_module_get_function(lib, "default", &f), 0);
   KilnValue result{};
-  KilnValue wrong = textValue("cpu");  // a string where a device is expected
+  std::string cpu = "cpu";           // outlives the call: a KilnValue borrows its text
+  KilnValue wrong = textValue(cpu);  // a string where a device is expected
   EXPECT_EQ(kiln_function_call(f, &wrong, 1, &result), -1);
   EXPECT_NE(std::string(kiln_get_last_error()).find("expected a Device, got a string"),
             std::string::npos)
