@@ -15,6 +15,7 @@
 #include <iostream>
 #include <thread>
 
+#include "handshake.h"
 #include "kiln/runtime/rpc/protocol.h"
 #include "kiln/runtime/rpc/wire.h"
 #include "kiln/support/file.h"
@@ -39,17 +40,10 @@ std::string defaultWorkdir() {
 void refuseBusy(Socket socket, const ServerOptions& options) {
   try {
     Wire wire(socket, Millis(2000));
-    char magic[8];
-    wire.readRaw(magic, sizeof magic, "a handshake");
-    wire.readU32("a handshake");
-    wire.readText("a handshake token", 4096);
-    wire.readText("a handshake purpose", 4096);
-    wire.raw(kMagic, sizeof kMagic);
-    wire.u32(kProtocolVersion);
-    wire.u8(0);
-    wire.text(strCat("the server on port ", options.port,
-                     " is busy with another session; ask a tracker for a free one or retry"));
-    wire.flush();
+    readHello(wire);
+    answerHello(wire, true,
+                strCat("the server on port ", options.port,
+                       " is busy with another session; ask a tracker for a free one or retry"));
   } catch (const std::exception&) {
     // The client went away: nothing to tell.
   }

@@ -9,6 +9,7 @@
 #include <map>
 #include <thread>
 
+#include "handshake.h"
 #include "kiln/runtime/artifact.h"
 #include "kiln/runtime/c_api.h"
 #include "kiln/runtime/host_cpu.h"
@@ -197,30 +198,26 @@ class SessionHandler {
     try {
       path = files_.resolve(requested, true);
     } catch (const Error&) {
-      drain(size);  // the data still comes: read it, then refuse
+      receive(size, nullptr);  // the data still comes: read it, then refuse
       throw;
     }
     std::string tmp = path + ".part";
     {
       std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      std::vector<char> chunk(size_t{1} << 20);
-      for (uint64_t done = 0; done < size;) {
-        size_t n = static_cast<size_t>(std::min<uint64_t>(chunk.size(), size - done));
-        wire_.readRaw(chunk.data(), n, "upload data");
-        out.write(chunk.data(), static_cast<std::streamsize>(n));
-        done += n;
-      }
+      receive(size, &out);
       if (!out) throw Error(strCat("cannot write '", path, "' (disk full?)"));
     }
     std::filesystem::rename(tmp, path);
     replyOk(Value());
   }
 
-  void drain(uint64_t size) {
+  // Reads SIZE bytes of upload data in 1 MiB chunks into OUT (discarded when null).
+  void receive(uint64_t size, std::ofstream* out) {
     std::vector<char> chunk(size_t{1} << 20);
     for (uint64_t done = 0; done < size;) {
       size_t n = static_cast<size_t>(std::min<uint64_t>(chunk.size(), size - done));
       wire_.readRaw(chunk.data(), n, "upload data");
+      if (out != nullptr) out->write(chunk.data(), static_cast<std::streamsize>(n));
       done += n;
     }
   }
@@ -279,27 +276,15 @@ bool sameSecret(const std::string& a, const std::string& b) {
 
 // The handshake; false (after telling the client why) when it is refused.
 bool handshake(Wire& wire, const ServerOptions& options) {
-  char magic[8];
-  wire.readRaw(magic, sizeof magic, "a handshake");
-  if (std::memcmp(magic, kMagic, sizeof magic) != 0) {
-    throw RpcError(strCat("protocol error: ", wire.socket().peer(),
-                          " is not a kiln RPC client (bad handshake)"));
-  }
-  uint32_t version = wire.readU32("a handshake");
-  std::string token = wire.readText("a handshake token", 4096);
-  wire.readText("a handshake purpose", 4096);
+  ClientHello hello = readHello(wire);
   std::string refusal;
-  if (version != kProtocolVersion) {
-    refusal = strCat("the client speaks kiln RPC protocol ", version, "; this server speaks ",
+  if (hello.version != kProtocolVersion) {
+    refusal = strCat("the client speaks kiln RPC protocol ", hello.version, "; this server speaks ",
                      kProtocolVersion);
-  } else if (!options.token.empty() && !sameSecret(token, options.token)) {
+  } else if (!options.token.empty() && !sameSecret(hello.token, options.token)) {
     refusal = "the client's token does not match the server's --auth-token-file";
   }
-  wire.raw(kMagic, sizeof kMagic);
-  wire.u32(kProtocolVersion);
-  wire.u8(refusal.empty() ? 1 : 0);
-  wire.text(refusal.empty() ? producerVersion() : refusal);
-  wire.flush();
+  answerHello(wire, !refusal.empty(), refusal.empty() ? producerVersion() : refusal);
   return refusal.empty();
 }
 
