@@ -15,7 +15,7 @@ packages=(
   libcli11-dev
   python3 python3-numpy python3-onnx python3-torch python3-torchvision python3-pytest
   libonnx-testdata
-  qemu-user g++-aarch64-linux-gnu
+  qemu-user g++-aarch64-linux-gnu openssh-server openssh-client
 )
 command -v node >/dev/null 2>&1 || packages+=(nodejs npm)
 

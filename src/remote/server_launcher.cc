@@ -11,31 +11,11 @@
 #include "kiln/support/error.h"
 #include "kiln/support/temp_path.h"
 #include "process.h"
+#include "server_program.h"
+#include "ssh_launcher.h"
 
 namespace kiln::remote {
 namespace {
-
-// RELATIVE beside the running executable, else $ENV, else NAME (looked up in PATH).
-std::string findServer(const std::string& relative, const char* env, const std::string& name) {
-  std::error_code ec;
-  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    std::filesystem::path beside = self.parent_path() / relative;
-    if (std::filesystem::exists(beside, ec)) return beside.lexically_normal().string();
-  }
-  if (const char* v = std::getenv(env); v != nullptr && *v != '\0') return v;
-  return name;
-}
-
-// The port in "kiln rpc server listening on HOST:PORT".
-int portOf(const std::string& line, const std::string& command) {
-  const std::string prefix = "kiln rpc server listening on ";
-  size_t colon = line.rfind(':');
-  if (line.rfind(prefix, 0) != 0 || colon == std::string::npos) {
-    throw Error(strCat("'", command, "' printed '", line, "'; expected '", prefix, "HOST:PORT'"));
-  }
-  return std::stoi(line.substr(colon + 1));
-}
 
 class ServerLauncher : public Launcher {
  public:
@@ -49,7 +29,7 @@ class ServerLauncher : public Launcher {
   ~ServerLauncher() override { stop(); }
 
   std::string deviceName() const override { return device_; }
-  std::string target() const override { return target_; }
+  std::string target() override { return target_; }
 
   void start() override {
     std::lock_guard<std::mutex> lock(state_->mutex);
@@ -69,9 +49,10 @@ class ServerLauncher : public Launcher {
       std::lock_guard<std::mutex> lock(state_->mutex);
       startLocked();
       std::vector<std::string> argv = prefix_;
-      for (const std::string& a : {options_.serverPath, std::string("--port"), std::string("0"),
-                                   std::string("--max-sessions"), std::string("1"),
-                                   std::string("--workdir"), folder_->path() + "/sessions"}) {
+      for (const std::string& a :
+           {options_.serverPath, std::string("--port"), std::string("0"),
+            std::string("--max-sessions"), std::string("1"), std::string("--stop-on-input-end"),
+            std::string("--quiet"), std::string("--workdir"), folder_->path() + "/sessions"}) {
         argv.push_back(a);
       }
       server = std::make_shared<Process>(argv);
@@ -133,7 +114,9 @@ std::unique_ptr<Launcher> makeLauncher(const std::string& device, const Launcher
                                             std::vector<std::string>{o.qemuPath, "-L", o.sysroot},
                                             o);
   }
-  throw Error(strCat("unknown device '", device, "'; this kiln knows: local, qemu-aarch64"));
+  if (device.rfind("ssh:", 0) == 0) return makeSshLauncher(device, o);
+  throw Error(strCat("unknown device '", device,
+                     "'; this kiln knows: local, qemu-aarch64, ssh:USER@HOST[:PORT]"));
 }
 
 }  // namespace kiln::remote

@@ -87,7 +87,9 @@ runtime::Module Session::getAotExecutor(const runtime::Module& lib, const std::s
 
 runtime::Module Session::getExecutorFromFactory(const std::string& localPath,
                                                 const std::string& model) {
-  return getExecutorFromFactory(loadModule(upload(localPath)), model);
+  std::string name = localPath.substr(localPath.find_last_of('/') + 1);
+  return getExecutorFromFactory(loadModule(upload(localPath, strCat(++uploads_, "-", name))),
+                                model);
 }
 
 runtime::Module Session::getDebugExecutor(const runtime::Module& lib, const std::string& model) {

@@ -7,11 +7,14 @@
 
 #include <cstdio>
 #include <cstring>
+#include <set>
+#include <thread>
 
 #include "cli_harness.h"
 #include "kiln/runtime/module.h"
 #include "kiln/runtime/rpc/client.h"
 #include "kiln/support/error.h"
+#include "npz.h"
 
 namespace kiln::test {
 namespace {
@@ -20,18 +23,21 @@ using runtime::Module;
 using runtime::NDArray;
 using runtime::rpc::Client;
 
-// `kiln rpc server --port 0` in a child process; its port read from the line it prints.
-class ServerProcess {
+// `kiln ARGS...` in a child process (a server or a tracker); the port read from the first line it
+// prints ("... listening on HOST:PORT"). SIGTERM stops it.
+class KilnProcess {
  public:
-  explicit ServerProcess(const std::string& workdir) {
+  explicit KilnProcess(std::vector<std::string> args) {
     int fds[2];
     EXPECT_EQ(::pipe(fds), 0);
     pid_ = ::fork();
     if (pid_ == 0) {
       ::dup2(fds[1], 1);
       ::close(fds[0]);
-      ::execl(KILN_BIN, KILN_BIN, "rpc", "server", "--port", "0", "--workdir", workdir.c_str(),
-              static_cast<char*>(nullptr));
+      std::vector<char*> argv = {const_cast<char*>(KILN_BIN)};
+      for (std::string& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      ::execv(KILN_BIN, argv.data());
       std::_Exit(127);
     }
     ::close(fds[1]);
@@ -43,7 +49,7 @@ class ServerProcess {
     EXPECT_NE(colon, std::string::npos) << line;
     port_ = colon == std::string::npos ? 0 : std::stoi(line.substr(colon + 1));
   }
-  ~ServerProcess() {
+  ~KilnProcess() {
     ::kill(pid_, SIGTERM);
     int status = 0;
     ::waitpid(pid_, &status, 0);
@@ -56,6 +62,33 @@ class ServerProcess {
   int port_ = 0;
   FILE* out_ = nullptr;
 };
+
+class ServerProcess : public KilnProcess {
+ public:
+  explicit ServerProcess(const std::string& workdir, std::vector<std::string> more = {})
+      : KilnProcess(withServerArgs(workdir, std::move(more))) {}
+
+ private:
+  static std::vector<std::string> withServerArgs(const std::string& workdir,
+                                                 std::vector<std::string> more) {
+    std::vector<std::string> args = {"rpc", "server", "--port", "0", "--workdir", workdir};
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+  }
+};
+
+// The JSON object on the last line of OUTPUT.
+Json lastLineJson(const std::string& output) {
+  std::string text = output;
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  return Json::parse(text.substr(text.rfind('\n') + 1));
+}
+
+std::set<std::string> keysOf(const Json& j) {
+  std::set<std::string> keys;
+  for (const auto& [k, v] : j.asObject()) keys.insert(k);
+  return keys;
+}
 
 std::string compileMlp(const std::string& dir, const std::string& name, const char* executor) {
   std::string model = dir + "/" + name + ".onnx";
@@ -121,6 +154,105 @@ TEST(CliRpc, GraphAndAotModelsRunInARemoteSession) {
     EXPECT_NE(e.find("no_such_input"), std::string::npos) << e;
     session->close();
   }
+}
+
+// The outputs of `kiln run` (fill-mode random, seed 0) at PLACE ("" = locally), and its output.
+// With PROFILE, the model's per-node profile too (graph executor libraries).
+std::pair<cli::NamedArrays, std::string> runAt(const std::string& so, const std::string& place,
+                                               const std::string& out, bool profile = true) {
+  CommandResult r = runKiln(strCat("run ", so, " ", place, " --outputs ", out,
+                                   " --print-time --json --repeat 3", profile ? " --profile" : ""));
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  return {r.exitCode == 0 ? cli::readNpz(out) : cli::NamedArrays{}, r.output};
+}
+
+void expectSameRun(const std::pair<cli::NamedArrays, std::string>& local,
+                   const std::pair<cli::NamedArrays, std::string>& remote, const std::string& what,
+                   bool profile = true) {
+  ASSERT_EQ(local.first.size(), remote.first.size()) << what;
+  for (size_t i = 0; i < local.first.size(); ++i) {
+    const NDArray& a = local.first[i].second;
+    const NDArray& b = remote.first[i].second;
+    ASSERT_EQ(a.shape(), b.shape()) << what;
+    EXPECT_EQ(std::memcmp(a.data(), b.data(), a.nbytes()), 0) << what;
+  }
+  // The same report: the profile's table header and the timing JSON with the same keys.
+  for (const char* part :
+       {"output 'y': float32[2,4]", "total (sum of 1 nodes)", "Execution time summary (3 runs)"}) {
+    if (!profile && std::string(part).rfind("total", 0) == 0) continue;
+    EXPECT_NE(remote.second.find(part), std::string::npos) << what << ": " << remote.second;
+    EXPECT_NE(local.second.find(part), std::string::npos) << what << ": " << local.second;
+  }
+  EXPECT_EQ(keysOf(lastLineJson(local.second)), keysOf(lastLineJson(remote.second))) << what;
+  EXPECT_EQ(lastLineJson(remote.second).at("runs").asInt(), 3) << what;
+}
+
+TEST(CliRpc, RunOnADeviceOrAServerGivesTheLocalResultsInTheSameForm) {
+  std::string dir = scratchDir();
+  std::string so = compileMlp(dir, "mlp", "graph");
+  auto local = runAt(so, "", dir + "/local.npz");
+  expectSameRun(local, runAt(so, "--device local", dir + "/device.npz"), "--device local");
+  ServerProcess server(dir + "/work");
+  expectSameRun(local, runAt(so, strCat("--rpc 127.0.0.1:", server.port()), dir + "/rpc.npz"),
+                "--rpc");
+}
+
+TEST(CliRpc, RunThroughATrackerAndShowItsStatus) {
+  std::string dir = scratchDir();
+  std::string so = compileMlp(dir, "mlp", "aot");
+  KilnProcess tracker({"rpc", "tracker", "--port", "0"});
+  std::string at = strCat("127.0.0.1:", tracker.port());
+  ServerProcess server(dir + "/work", {"--tracker", at, "--key", "mlp-board"});
+  CommandResult status;
+  for (int i = 0; i < 250; ++i) {
+    status = runKiln(strCat("rpc status --tracker ", at, " --json"));
+    if (status.exitCode == 0 && lastLineJson(status.output).at("servers").size() == 1) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_EQ(lastLineJson(status.output).at("servers").size(), 1u) << status.output;
+  auto local = runAt(so, "", dir + "/local.npz", false);
+  expectSameRun(
+      local, runAt(so, strCat("--rpc-tracker ", at, " --rpc-key mlp-board"), dir + "/t.npz", false),
+      "--rpc-tracker", false);
+  CommandResult missing =
+      runKiln(strCat("run ", so, " --rpc-tracker ", at, " --rpc-key rpi4 --rpc-wait 1"));
+  EXPECT_EQ(missing.exitCode, 4) << missing.output;
+  EXPECT_NE(missing.output.find("no server with key 'rpi4' became free within 1"),
+            std::string::npos)
+      << missing.output;
+  CommandResult table = runKiln(strCat("rpc status --tracker ", at));
+  EXPECT_EQ(table.exitCode, 0) << table.output;
+  EXPECT_NE(table.output.find("1 server(s), 0 request(s) waiting, 1 session(s) served"),
+            std::string::npos)
+      << table.output;
+  EXPECT_NE(table.output.find("mlp-board"), std::string::npos) << table.output;
+}
+
+TEST(CliRpc, WherePlaceOptionsAreWrongTheCommandLineSaysSo) {
+  std::string dir = scratchDir();
+  std::string so = compileMlp(dir, "mlp", "graph");
+  struct Case {
+    const char* args;
+    const char* message;
+  };
+  for (const Case& c : {
+           Case{"--rpc-key board", "--rpc-key needs --rpc-tracker"},
+           Case{"--rpc-tracker 127.0.0.1:1", "--rpc-tracker needs --rpc-key"},
+           Case{"--device local --rpc 127.0.0.1:1", "give one"},
+           Case{"--rpc nowhere", "--rpc 'nowhere': expected HOST:PORT"},
+           Case{"--device fpga", "unknown device 'fpga'"},
+           Case{"--device local --threads 2", "KILN_NUM_THREADS"},
+           Case{"--ssh-option User=x", "--ssh-option applies to --device ssh:USER@HOST only"},
+       }) {
+    CommandResult r = runKiln(strCat("run ", so, " ", c.args));
+    EXPECT_EQ(r.exitCode, 2) << c.args << ": " << r.output;
+    EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << ": " << r.output;
+  }
+  CommandResult r = runKiln("rpc server --key board");
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("--key needs --tracker"), std::string::npos) << r.output;
+  r = runKiln("rpc status --tracker 127.0.0.1");
+  EXPECT_EQ(r.exitCode, 2) << r.output;
 }
 
 }  // namespace

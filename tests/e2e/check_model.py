@@ -1,7 +1,6 @@
 """End-to-end check of one network: export it, compile it with `kiln compile`, run it with
 `kiln run` and with ONNX Runtime on the same random input, and compare the outputs. The network is
 compiled for the graph and the AOT executor, which must give identical outputs."""
-import argparse
 import json
 import os
 import subprocess
@@ -11,22 +10,12 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from e2e_common import parse_args, run  # noqa: E402
 from export_models import model_input  # noqa: E402
 
 
-def run(cmd):
-    print("+", " ".join(cmd), flush=True)
-    subprocess.run(cmd, check=True)
-
-
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--kiln", required=True, help="the kiln executable")
-    parser.add_argument("--work", required=True, help="folder for models and outputs")
-    parser.add_argument("--rtol", type=float, default=1e-4,
-                        help="allowed |kiln - ort| relative to max |ort|")
-    parser.add_argument("model")
-    args = parser.parse_args()
+    args = parse_args(__doc__, "allowed |kiln - ort| relative to max |ort|")
     os.makedirs(args.work, exist_ok=True)
 
     run([sys.executable, os.path.join(HERE, "export_models.py"), "--out-dir", args.work,

@@ -13,6 +13,7 @@
 #include "kiln/runtime/host_cpu.h"
 #include "kiln/support/error.h"
 #include "model_builder.h"
+#include "test_sshd.h"
 
 namespace kiln::test {
 namespace {
@@ -20,30 +21,55 @@ namespace {
 using runtime::Module;
 using runtime::NDArray;
 
-// The devices every test runs on: this machine, and an emulated aarch64 board when the aarch64
-// runtime was cross-built.
+// The devices every test runs on: this machine, an emulated aarch64 board when the aarch64
+// runtime was cross-built, and this machine reached over ssh when OpenSSH's server is installed.
 std::vector<std::string> devices() {
+  std::vector<std::string> all = {"local"};
 #ifdef KILN_RPC_SERVER_AARCH64_BIN
-  return {"local", "qemu-aarch64"};
-#else
-  return {"local"};
+  all.push_back("qemu-aarch64");
 #endif
+  if (TestSshd::available()) all.push_back("ssh");
+  return all;
 }
 
-remote::LauncherOptions launcherOptions([[maybe_unused]] const std::string& device) {
+// The ssh device's sshd, started with the first launcher that needs it.
+TestSshd& sshd() {
+  static TestSshd server;
+  return server;
+}
+
+// The launcher name of test parameter DEVICE ("ssh" is the test sshd's ssh:USER@HOST:PORT).
+std::string deviceName(const std::string& device) {
+  return device == "ssh" ? sshd().device() : device;
+}
+
+remote::LauncherOptions launcherOptions(const std::string& device) {
   remote::LauncherOptions options;
   options.serverPath = KILN_RPC_SERVER_BIN;
 #ifdef KILN_RPC_SERVER_AARCH64_BIN
   if (device == "qemu-aarch64") options.serverPath = KILN_RPC_SERVER_AARCH64_BIN;
 #endif
+  if (device == "ssh") options.sshOptions = sshd().sshOptions();
   return options;
+}
+
+std::unique_ptr<remote::Launcher> makeLauncher(const std::string& device) {
+  return remote::makeLauncher(deviceName(device), launcherOptions(device));
+}
+
+// Whether process PID ends within five seconds (a server over ssh ends after its tunnel).
+bool ends(pid_t pid) {
+  for (int i = 0; i < 250 && ::kill(pid, 0) == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return ::kill(pid, 0) != 0;
 }
 
 class DeviceTest : public ::testing::TestWithParam<std::string> {
  protected:
   static void SetUpTestSuite() {
     for (const std::string& device : devices()) {
-      launchers()[device] = remote::makeLauncher(device, launcherOptions(device));
+      launchers()[device] = makeLauncher(device);
       launchers()[device]->start();
     }
   }
@@ -96,9 +122,24 @@ TEST_P(DeviceTest, GraphAndAotExecutorsRunOverTheSession) {
   EXPECT_EQ(session().getAotExecutor(aotLib)["get_num_outputs"]().asInt(), 1);
 }
 
+TEST_P(DeviceTest, ALoadedLibraryCannotBeSilentlyReplaced) {
+  std::string dir = scratchDir();
+  Mlp m = randomMlp(1, 8, 8, 2, 5);
+  std::string graph = compileMlp(m, dir, "graph", launcher().target());
+  std::string aot = compileMlp(m, dir, "aot", launcher().target());
+  Module first = session().loadModule(session().upload(graph, "model.so"));
+  session().upload(aot, "model.so");
+  std::string e = errorOf([&] { session().loadModule("model.so"); });
+  EXPECT_NE(e.find("'model.so' was replaced after this session loaded it"), std::string::npos) << e;
+  // Under a name of their own, both load, and each is the library it was.
+  EXPECT_EQ(session().getExecutorFromFactory(graph).typeKey(), std::string("graph_executor"));
+  EXPECT_EQ(session().getExecutorFromFactory(aot).typeKey(), std::string("aot_executor"));
+}
+
 TEST_P(DeviceTest, TheDeviceIsTheOneLaunched) {
   Json info = session().info();
-  EXPECT_EQ(session().deviceName(), GetParam());
+  EXPECT_EQ(session().deviceName(), launcher().deviceName());
+  EXPECT_EQ(launcher().deviceName(), deviceName(GetParam()));
   EXPECT_EQ(info.at("arch").asString(),
             GetParam() == "qemu-aarch64" ? "aarch64" : runtime::hostArch());
 }
@@ -120,19 +161,15 @@ TEST_P(DeviceTest, EverySessionHasAFreshServerAndLeavesNoFiles) {
   auto serverPid = static_cast<pid_t>(b.at("server_pid").asInt());
   other->close();
   EXPECT_FALSE(std::filesystem::exists(dir));
-  // The session's server process is gone too.
-  for (int i = 0; i < 100 && ::kill(serverPid, 0) == 0; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  EXPECT_NE(::kill(serverPid, 0), 0);
+  EXPECT_TRUE(ends(serverPid));  // the session's server process is gone too
 }
 
 TEST_P(DeviceTest, StoppingTheLauncherStopsItsServers) {
-  auto own = remote::makeLauncher(GetParam(), launcherOptions(GetParam()));
+  auto own = makeLauncher(GetParam());
   auto s = own->createSession();
   auto serverPid = static_cast<pid_t>(s->info().at("server_pid").asInt());
   own->stop();
-  EXPECT_NE(::kill(serverPid, 0), 0);
+  EXPECT_TRUE(ends(serverPid));
   std::string e = errorOf([&] { s->info(); });
   EXPECT_FALSE(e.empty());
 }
@@ -146,7 +183,7 @@ INSTANTIATE_TEST_SUITE_P(Devices, DeviceTest, ::testing::ValuesIn(devices()), []
 TEST(Launchers, UnknownDeviceListsTheKnownOnes) {
   std::string e = errorOf([] { remote::makeLauncher("fpga"); });
   EXPECT_NE(e.find("unknown device 'fpga'"), std::string::npos) << e;
-  EXPECT_NE(e.find("local, qemu-aarch64"), std::string::npos) << e;
+  EXPECT_NE(e.find("local, qemu-aarch64, ssh:USER@HOST[:PORT]"), std::string::npos) << e;
 }
 
 TEST(Launchers, AMissingServerProgramIsNamed) {

@@ -12,6 +12,8 @@ void addRunCommand(CLI::App& app);
 void addInspectCommand(CLI::App& app);
 void addCompareCommand(CLI::App& app);
 void addRpcCommand(CLI::App& app);
+// `kiln rpc tracker` and `kiln rpc status`, under the rpc command.
+void addRpcTrackerCommands(CLI::App* rpc);
 
 // --inputs, --fill-mode and --seed, as run and compare read a model's inputs (model_io.cc).
 void addInputOptions(CLI::App* cmd, std::string& inputs, std::string& fillMode, uint64_t& seed);

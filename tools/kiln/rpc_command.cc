@@ -1,4 +1,5 @@
-// `kiln rpc server`: serve sessions to clients (launchers, kiln run --rpc, tests).
+// `kiln rpc server`: serve sessions to clients (launchers, kiln run --rpc, trackers, tests); the
+// tracker and status commands are in rpc_tracker_command.cc.
 #include <atomic>
 #include <csignal>
 #include <iostream>
@@ -6,6 +7,7 @@
 #include "commands.h"
 #include "exit_codes.h"
 #include "kiln/runtime/rpc/server.h"
+#include "kiln/runtime/rpc/tracker.h"
 #include "kiln/support/error.h"
 
 namespace kiln::cli {
@@ -35,6 +37,19 @@ void runServer(ServerArgs& args) {
     throw UsageError(strCat("--host ", args.options.host,
                             " is not a loopback address: a server runs any code it is sent, so "
                             "any other address requires --auth-token-file"));
+  }
+  if (args.options.tracker.empty() != args.options.key.empty()) {
+    throw UsageError(args.options.tracker.empty() ? "--key needs --tracker (the key names the "
+                                                    "server to a tracker)"
+                                                  : "--tracker needs --key (the tracker pools "
+                                                    "servers by key)");
+  }
+  if (!args.options.tracker.empty()) {
+    try {
+      runtime::rpc::parseHostPort(args.options.tracker, "--tracker");
+    } catch (const Error& e) {
+      throw UsageError(e.what());
+    }
   }
   args.options.idleTimeout = runtime::rpc::Millis(int64_t{args.idleSeconds} * 1000);
   args.options.onListening = [&](int port) {
@@ -81,7 +96,13 @@ void addRpcCommand(CLI::App& app) {
                    "End a session that sends no request for this many seconds")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  server->add_option("--tracker", args->options.tracker,
+                     "Register with the tracker at HOST:PORT, which hands this server to clients "
+                     "asking for --key");
+  server->add_option("--key", args->options.key,
+                     "The key this server registers under (the kind of device it serves)");
   server->callback([args] { runServer(*args); });
+  addRpcTrackerCommands(rpc);
 }
 
 }  // namespace kiln::cli

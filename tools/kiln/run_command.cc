@@ -1,4 +1,5 @@
-// `kiln run MODEL.so`: load an artifact, feed inputs, run, write outputs, time it.
+// `kiln run MODEL.so`: load an artifact (here or on a device), feed inputs, run, write outputs,
+// time and profile it.
 #include <algorithm>
 #include <chrono>
 #include <climits>
@@ -15,10 +16,35 @@
 #include "npz.h"
 #include "path_clash.h"
 #include "profile_report.h"
+#include "run_place.h"
 #include "timing_stats.h"
 
 namespace kiln::cli {
 namespace {
+
+void addPlaceOptions(CLI::App* cmd, PlaceOptions& o) {
+  cmd->add_option("--device", o.device,
+                  "Run on a device through a fresh RPC server: local (this machine), "
+                  "qemu-aarch64 (an emulated aarch64 board), ssh:USER@HOST[:PORT] (a board "
+                  "reached over ssh)");
+  cmd->add_option("--rpc", o.rpc, "Run on the kiln RPC server at HOST:PORT");
+  cmd->add_option("--rpc-tracker", o.tracker,
+                  "Run on a server of --rpc-key from the tracker at HOST:PORT");
+  cmd->add_option("--rpc-key", o.key, "The kind of device to ask the tracker for");
+  cmd->add_option("--rpc-priority", o.priority,
+                  "Priority in the tracker's queue (higher is served first)")
+      ->capture_default_str();
+  cmd->add_option("--rpc-wait", o.waitSeconds,
+                  "Seconds to wait for a free server of --rpc-key before giving up")
+      ->check(CLI::Range(1, 86400).description("1 to 86400"))
+      ->capture_default_str();
+  cmd->add_option("--auth-token-file", o.tokenFile,
+                  "The shared secret of the --rpc server or --rpc-tracker pool")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--ssh-option", o.sshOptions,
+                  "An ssh option KEY=VALUE for --device ssh:... (repeatable; e.g. "
+                  "IdentityFile=~/.ssh/board)");
+}
 
 struct RunArgs {
   std::string artifact, inputs, outputs, fillMode = "random", modelName = "default", params;
@@ -27,6 +53,7 @@ struct RunArgs {
   int printTop = 0, repeat = 10, number = 1, threads = 0;
   bool printTime = false, json = false, noVerify = false;
   uint64_t seed = 0;
+  PlaceOptions place;
 };
 
 // The K largest entries through a bounded heap: no index array the size of the output.
@@ -56,25 +83,15 @@ void printTop(const runtime::NDArray& out, int k) {
   for (const Entry& e : top) std::cout << "  class " << e.second << "  " << e.first << "\n";
 }
 
-std::vector<double> timeRuns(const runtime::PackedFunc& run, int repeat, int number) {
-  std::vector<double> millis;
-  for (int r = 0; r < repeat; ++r) {
-    auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < number; ++i) run();
-    auto end = std::chrono::steady_clock::now();
-    millis.push_back(std::chrono::duration<double, std::milli>(end - start).count() / number);
-  }
-  return millis;
-}
-
 // The executor of the model the user named; builtins such as get_target are not models.
-runtime::Module createExecutor(const runtime::Module& lib, const RunArgs& args) {
+runtime::Module createExecutor(const runtime::Module& lib, const std::string& params,
+                               const RunArgs& args) {
   Json models = lib["list_models"]().asJson();
   std::string names;
   for (const Json& m : models.asArray()) {
     if (m.asString() == args.modelName) {
       runtime::Module factory = lib["get_factory"](args.modelName).asModule();
-      if (!args.params.empty()) factory = factory["load_params_file"](args.params).asModule();
+      if (!params.empty()) factory = factory["load_params_file"](params).asModule();
       bool debug = args.profile || !args.trace.empty() || !args.dumpOutputs.empty();
       return factory[debug ? "debug_create" : "create"](runtime::Device::cpu()).asModule();
     }
@@ -85,7 +102,7 @@ runtime::Module createExecutor(const runtime::Module& lib, const RunArgs& args) 
 }
 
 // --profile, --trace, --dump-outputs: the debug executor runs kernel by kernel.
-void debugReport(const runtime::Module& exec, const RunArgs& args) {
+void debugReport(const runtime::Module& exec, RunPlace& place, const RunArgs& args) {
   if (!args.dumpOutputs.empty()) {
     makeDirectories(args.dumpOutputs);
     Json rows = exec["profile"](int64_t{1}).asJson();
@@ -104,10 +121,10 @@ void debugReport(const runtime::Module& exec, const RunArgs& args) {
   // Profiled and whole runs alternate, so the machine's noise hits both alike.
   std::vector<Json> runs;
   std::vector<double> whole;
-  runtime::PackedFunc profile = exec["profile"], run = exec["run"];
+  runtime::PackedFunc profile = exec["profile"];
   for (int r = 0; r < args.repeat; ++r) {
     runs.push_back(profile(int64_t{0}).asJson());
-    whole.push_back(timeRuns(run, 1, args.number).front());
+    whole.push_back(place.time(exec, 1, args.number).front());
   }
   TimingStats e2e = summarize(whole);
   ProfileSummary summary = summarizeProfile(runs, e2e.median * 1000);
@@ -131,9 +148,14 @@ void checkPaths(const RunArgs& args) {
 
 void runModel(const RunArgs& args) {
   checkPaths(args);
+  if (args.threads > 0 && args.place.any()) {
+    throw UsageError(
+        "--threads sets this machine's worker threads; on a device, set KILN_NUM_THREADS in the "
+        "server's environment");
+  }
   if (args.threads > 0) runtime::ThreadPool::global().setNumThreads(args.threads);
-  runtime::Module lib = runtime::loadModule(args.artifact, {.verifyChecksum = !args.noVerify});
-  runtime::Module exec = createExecutor(lib, args);
+  RunPlace place(args.place, args.artifact, args.params, !args.noVerify);
+  runtime::Module exec = createExecutor(place.lib(), place.params(), args);
   Json inputInfo = exec["get_input_info"]().asJson();
   runtime::PackedFunc setInput = exec["set_input"];
   if (args.inputs.empty()) {
@@ -145,8 +167,7 @@ void runModel(const RunArgs& args) {
     forEachInput(args.inputs, inputInfo,
                  [&](const std::string& name, const runtime::NDArray& a) { setInput(name, a); });
   }
-  runtime::PackedFunc run = exec["run"];
-  run();
+  exec["run"]();
 
   Json outputInfo = exec["get_output_info"]().asJson();
   NamedArrays outputs;
@@ -161,10 +182,9 @@ void runModel(const RunArgs& args) {
   }
   if (args.printTop > 0) printTop(outputs.at(0).second, args.printTop);
   outputs.clear();
-  debugReport(exec, args);
+  debugReport(exec, place, args);
   if (args.printTime || args.json) {
-    outputs.clear();  // the timing loop needs none of them
-    TimingStats stats = summarize(timeRuns(run, args.repeat, args.number));
+    TimingStats stats = summarize(place.time(exec, args.repeat, args.number));
     std::cout << formatTable(stats);
     if (args.json) std::cout << formatJson(stats) << "\n";
   }
@@ -174,7 +194,10 @@ void runModel(const RunArgs& args) {
 
 void addRunCommand(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
-  CLI::App* cmd = app.add_subcommand("run", "Run a compiled model on the local CPU");
+  CLI::App* cmd = app.add_subcommand(
+      "run",
+      "Run a compiled model on the local CPU, or on a device over RPC (--device, --rpc, "
+      "--rpc-tracker) with the same outputs, timings and profiles");
   cmd->add_option("artifact", args->artifact, "The compiled model (.so)")->required();
   addInputOptions(cmd, args->inputs, args->fillMode, args->seed);
   cmd->add_option("--outputs", args->outputs,
@@ -213,6 +236,7 @@ void addRunCommand(CLI::App& app) {
                   "Write every node's outputs to DIR as NNN_<node>_<j>.npy, in run order");
   cmd->add_flag("--no-verify", args->noVerify,
                 "Skip the artifact's checksum (the truncation check still runs)");
+  addPlaceOptions(cmd, args->place);
   cmd->callback([args] { runModel(*args); });
 }
 

@@ -17,9 +17,13 @@ std::atomic<kiln::runtime::rpc::Server*> gServer{nullptr};
 constexpr const char* kUsage =
     "usage: kiln-rpc-server [--host ADDR] [--port N] [--workdir DIR] [--auth-token-file FILE]\n"
     "                       [--max-sessions N] [--idle-timeout SECONDS]\n"
+    "                       [--tracker HOST:PORT --key KEY] [--stop-on-input-end] [--quiet]\n"
     "Serves kiln RPC sessions, each in a fresh process with a private folder. Binds to 127.0.0.1\n"
     "unless --host says otherwise; any other address requires --auth-token-file. Prints\n"
-    "'kiln rpc server listening on HOST:PORT' first (--port 0, the default, picks a free port).\n";
+    "'kiln rpc server listening on HOST:PORT' first (--port 0, the default, picks a free port).\n"
+    "With --tracker, registers with that tracker under KEY and tells it when sessions start\n"
+    "and end. With --stop-on-input-end, exits when its standard input ends (a launcher that\n"
+    "started it over ssh went away). --quiet logs failures only.\n";
 
 // A whole decimal number in [LO, HI], or an error naming the option.
 long numberArg(const std::string& option, const char* text, long lo, long hi) {
@@ -41,6 +45,10 @@ int run(int argc, char** argv) {
       std::cout << kUsage;
       return 0;
     }
+    if (arg == "--stop-on-input-end" || arg == "--quiet") {
+      (arg == "--quiet" ? options.quiet : options.stopOnInputEnd) = true;
+      continue;
+    }
     if (i + 1 >= argc) {
       std::cerr << "error: "
                 << (arg.rfind("--", 0) == 0 ? arg + " needs a value"
@@ -56,6 +64,10 @@ int run(int argc, char** argv) {
       options.port = static_cast<int>(numberArg(arg, value, 0, 65535));
     } else if (arg == "--workdir") {
       options.workdir = value;
+    } else if (arg == "--tracker") {
+      options.tracker = value;
+    } else if (arg == "--key") {
+      options.key = value;
     } else if (arg == "--auth-token-file") {
       tokenFile = value;
     } else if (arg == "--max-sessions") {

@@ -21,6 +21,8 @@ struct LauncherOptions {
   std::string serverPath;
   std::string qemuPath = "qemu-aarch64";  // qemu-aarch64: the emulator (Debian's qemu-user)
   std::string sysroot = "/usr/aarch64-linux-gnu";  // qemu-aarch64: its -L (the aarch64 libraries)
+  // ssh: options for ssh and scp, each passed as -o KEY=VALUE (IdentityFile=..., ...).
+  std::vector<std::string> sshOptions;
   runtime::rpc::ClientOptions client;
   std::chrono::milliseconds startTimeout{20000};  // a server printing its port
 };
@@ -28,9 +30,10 @@ struct LauncherOptions {
 class Launcher {
  public:
   virtual ~Launcher() = default;
-  virtual std::string deviceName() const = 0;  // "local", "qemu-aarch64"
-  // The kiln compile --target that builds code for the device ("" = this machine's CPU).
-  virtual std::string target() const = 0;
+  virtual std::string deviceName() const = 0;  // "local", "qemu-aarch64", "ssh:USER@HOST"
+  // The kiln compile --target that builds code for the device ("" = this machine's CPU). An ssh
+  // launcher asks its device, so it starts first.
+  virtual std::string target() = 0;
   // Prepares the device (folders, files); idempotent. createSession() calls it when needed.
   virtual void start() = 0;
   // Stops every server this launcher started and removes its device folder; idempotent.
@@ -44,9 +47,12 @@ class Launcher {
   std::vector<std::string> files_;
 };
 
-// The launcher for DEVICE: "local" (a fresh kiln-rpc-server process on this machine per session)
-// or "qemu-aarch64" (the same, the cross-built server run by qemu-aarch64 -L SYSROOT: an emulated
-// aarch64 Linux board).
+// The launcher for DEVICE: "local" (a fresh kiln-rpc-server process on this machine per session),
+// "qemu-aarch64" (the same, the cross-built server run by qemu-aarch64 -L SYSROOT: an emulated
+// aarch64 Linux board), or "ssh:[USER@]HOST[:PORT]" (a Linux board reached over ssh: start()
+// copies the server built for its architecture and the runtime with scp into a fresh folder
+// there, every session starts a server on the board's loopback and reaches it through an ssh
+// tunnel, stop() removes the folder).
 // Throws kiln::Error listing the devices it knows for any other name.
 std::unique_ptr<Launcher> makeLauncher(const std::string& device,
                                        const LauncherOptions& options = {});

@@ -26,7 +26,8 @@ class Session {
   Json info();
 
   // Copies LOCAL_PATH into the session folder as REMOTE_NAME (default: its file name); returns
-  // the remote name.
+  // the remote name. A library already loaded cannot be replaced under its name (the loader
+  // would keep the old one): loading the replacement is refused.
   std::string upload(const std::string& localPath, const std::string& remoteName = "");
   runtime::Module loadModule(const std::string& remoteName);
 
@@ -42,7 +43,8 @@ class Session {
   runtime::Module getGraphExecutor(const runtime::Module& lib,
                                    const std::string& model = "default");
   runtime::Module getAotExecutor(const runtime::Module& lib, const std::string& model = "default");
-  // Uploads the artifact at LOCAL_PATH, loads it and creates MODEL's executor.
+  // Uploads the artifact at LOCAL_PATH (under a name of its own, so artifacts with one file name
+  // never clash), loads it and creates MODEL's executor.
   runtime::Module getExecutorFromFactory(const std::string& localPath,
                                          const std::string& model = "default");
   // The debug executor of MODEL, for profiles (graph executor libraries).
@@ -63,6 +65,7 @@ class Session {
   std::shared_ptr<runtime::rpc::Client> client_;
   std::string deviceName_;
   std::function<void()> onClose_;
+  int uploads_ = 0;  // artifacts uploaded by getExecutorFromFactory(path)
 };
 
 }  // namespace kiln::remote

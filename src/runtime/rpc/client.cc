@@ -4,6 +4,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "handshake.h"
 #include "kiln/runtime/c_api.h"
 #include "kiln/support/file.h"
 
@@ -130,8 +131,11 @@ Client::Client(Socket socket, const ClientOptions& options)
 
 std::shared_ptr<Client> Client::connect(const std::string& host, int port,
                                         const ClientOptions& options) {
-  std::shared_ptr<Client> c(
-      new Client(Socket::connect(host, port, options.connectTimeout), options));
+  return open(Socket::connect(host, port, options.connectTimeout), options);
+}
+
+std::shared_ptr<Client> Client::open(Socket socket, const ClientOptions& options) {
+  std::shared_ptr<Client> c(new Client(std::move(socket), options));
   c->codec_ = std::make_unique<ClientCodec>(*c);
   c->handshake();
   return c;
@@ -144,26 +148,7 @@ Client::~Client() {
   }
 }
 
-void Client::handshake() {
-  wire_->raw(kMagic, sizeof kMagic);
-  wire_->u32(kProtocolVersion);
-  wire_->text(options_.token);
-  wire_->text("session");
-  char magic[8];
-  wire_->readRaw(magic, sizeof magic, "the server's handshake");
-  if (std::memcmp(magic, kMagic, sizeof magic) != 0) {
-    throw RpcError(strCat(peer_, " is not a kiln RPC server (bad handshake)"));
-  }
-  uint32_t version = wire_->readU32("the server's handshake");
-  bool accepted = wire_->readU8("the server's handshake") != 0;
-  std::string message = wire_->readText("the server's handshake", 4096);
-  if (version != kProtocolVersion) {
-    throw RpcError(strCat("the server at ", peer_, " speaks kiln RPC protocol ", version,
-                          "; this client speaks ", kProtocolVersion));
-  }
-  if (!accepted) throw RpcError(strCat("the server at ", peer_, " refused the session: ", message));
-  serverProducer_ = message;
-}
+void Client::handshake() { serverProducer_ = sayHello(*wire_, options_.token, "session"); }
 
 Value Client::request(Op op, const std::function<void(Wire&)>& fields, Millis replyTimeout,
                       const std::string& what) {

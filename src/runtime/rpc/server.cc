@@ -2,6 +2,7 @@
 // connections that arrive meanwhile are told the server is busy.
 #include "kiln/runtime/rpc/server.h"
 
+#include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -19,6 +20,7 @@
 #include "kiln/runtime/rpc/protocol.h"
 #include "kiln/runtime/rpc/wire.h"
 #include "kiln/support/file.h"
+#include "tracker_link.h"
 
 namespace kiln::runtime::rpc {
 
@@ -41,12 +43,20 @@ void refuseBusy(Socket socket, const ServerOptions& options) {
   try {
     Wire wire(socket, Millis(2000));
     readHello(wire);
-    answerHello(wire, true,
+    answerHello(wire, kBusy,
                 strCat("the server on port ", options.port,
-                       " is busy with another session; ask a tracker for a free one or retry"));
+                       " serves another session; ask a tracker for a free one or retry"));
   } catch (const std::exception&) {
     // The client went away: nothing to tell.
   }
+}
+
+// Whether standard input has reached its end (what it carries otherwise is discarded).
+bool inputEnded() {
+  pollfd p{0, POLLIN, 0};
+  if (::poll(&p, 1, 0) <= 0) return false;
+  char buf[256];
+  return ::read(0, buf, sizeof buf) <= 0;
 }
 
 }  // namespace
@@ -73,6 +83,15 @@ Server::Server(ServerOptions options) : options_(std::move(options)) {
                        "binding to another interface requires a shared secret "
                        "(--auth-token-file)"));
   }
+  if (options_.tracker.empty() != options_.key.empty()) {
+    throw Error(options_.tracker.empty()
+                    ? strCat("--key '", options_.key,
+                             "' without --tracker: a key names the server "
+                             "to a tracker")
+                    : strCat("--tracker ", options_.tracker,
+                             " without --key: the tracker pools servers by key"));
+  }
+  if (!options_.tracker.empty()) parseHostPort(options_.tracker, "--tracker");
   if (options_.workdir.empty()) options_.workdir = defaultWorkdir();
   if (!options_.log) options_.log = [](const std::string& line) { std::cerr << line << "\n"; };
   impl_ = std::make_shared<Impl>(options_);
@@ -87,11 +106,12 @@ namespace {
 // seconds in case the session is just ending (then it is returned, to be served next), and turned
 // away as busy otherwise. Returns the child's wait status.
 int awaitSession(pid_t child, Listener& listener, const ServerOptions& options,
-                 const std::atomic<bool>& stopping, Socket& next) {
+                 const std::atomic<bool>& stopping, Socket& next, TrackerLink& link) {
   int status = 0;
   for (;;) {
     if (::waitpid(child, &status, WNOHANG) == child) return status;
-    if (stopping.load()) {
+    link.keepUp();
+    if (stopping.load() || (options.stopOnInputEnd && inputEnded())) {
       ::kill(child, SIGTERM);
       ::waitpid(child, &status, 0);
       return status;
@@ -118,9 +138,12 @@ int awaitSession(pid_t child, Listener& listener, const ServerOptions& options,
 void Server::serve() {
   if (options_.onListening) options_.onListening(port());
   options_.port = port();
+  TrackerLink link(options_, port());
   Socket next;
   while (!stopping_.load() &&
          (options_.maxSessions == 0 || impl_->sessions < options_.maxSessions)) {
+    link.keepUp();
+    if (options_.stopOnInputEnd && inputEnded()) break;
     Socket client;
     if (next.valid()) {
       client = std::move(next);
@@ -131,10 +154,12 @@ void Server::serve() {
     if (!client.valid()) continue;
     std::string dir = strCat(options_.workdir, "/session-", ++impl_->sessions);
     std::string peer = client.peer();
-    options_.log(strCat("session ", impl_->sessions, " from ", peer));
+    if (!options_.quiet) options_.log(strCat("session ", impl_->sessions, " from ", peer));
+    link.report(true);
     pid_t child = ::fork();
     if (child < 0) {
       options_.log(strCat("cannot start a session process: ", std::strerror(errno)));
+      link.report(false);
       continue;
     }
     if (child == 0) {
@@ -142,6 +167,7 @@ void Server::serve() {
       // loop) mean nothing here.
       ::signal(SIGTERM, SIG_DFL);
       ::signal(SIGINT, SIG_DFL);
+      link.abandon();
       int status = 0;
       try {
         serveSession(std::move(client), dir, options_);
@@ -152,12 +178,13 @@ void Server::serve() {
       std::_Exit(status);
     }
     client.close();
-    int status = awaitSession(child, impl_->listener, options_, stopping_, next);
+    int status = awaitSession(child, impl_->listener, options_, stopping_, next, link);
     if (WIFSIGNALED(status)) {
       options_.log(strCat("session process from ", peer, " died of signal ", WTERMSIG(status)));
     }
     std::error_code ec;
     std::filesystem::remove_all(dir, ec);  // also when the child crashed
+    link.report(false);
   }
 }
 

@@ -113,9 +113,13 @@ class SessionHandler {
         replyOk(Value(list));
         return true;
       }
-      case Op::kLoadModule:
-        replyOk(Value(loadModule(files_.resolve(wire_.readText("a module path"), false))));
+      case Op::kLoadModule: {
+        std::string path = files_.resolveForLoad(wire_.readText("a module path"));
+        Module lib = loadModule(path);
+        files_.markLoaded(path);
+        replyOk(Value(lib));
         return true;
+      }
       case Op::kGetFunction: {
         uint64_t id = wire_.readU64("a module handle");
         std::string name = wire_.readText("a function name");
@@ -267,24 +271,11 @@ class SessionHandler {
   HandleTable table_;
 };
 
-// Compares in time independent of where the strings differ.
-bool sameSecret(const std::string& a, const std::string& b) {
-  unsigned char diff = a.size() == b.size() ? 0 : 1;
-  for (size_t i = 0; i < a.size(); ++i) diff |= a[i] ^ b[i % std::max<size_t>(b.size(), 1)];
-  return diff == 0;
-}
-
 // The handshake; false (after telling the client why) when it is refused.
 bool handshake(Wire& wire, const ServerOptions& options) {
-  ClientHello hello = readHello(wire);
-  std::string refusal;
-  if (hello.version != kProtocolVersion) {
-    refusal = strCat("the client speaks kiln RPC protocol ", hello.version, "; this server speaks ",
-                     kProtocolVersion);
-  } else if (!options.token.empty() && !sameSecret(hello.token, options.token)) {
-    refusal = "the client's token does not match the server's --auth-token-file";
-  }
-  answerHello(wire, !refusal.empty(), refusal.empty() ? producerVersion() : refusal);
+  std::string refusal = refusalOf(readHello(wire), options.token, "|session|", "server");
+  answerHello(wire, refusal.empty() ? kAccepted : kRefused,
+              refusal.empty() ? producerVersion() : refusal);
   return refusal.empty();
 }
 

@@ -14,6 +14,7 @@
 #include "kiln/runtime/c_api.h"
 #include "kiln/runtime/rpc/client.h"
 #include "kiln/runtime/rpc/server.h"
+#include "rpc_processes.h"
 #include "test_util.h"
 
 namespace kiln::runtime::rpc {
@@ -21,43 +22,6 @@ namespace {
 
 using test::contains;
 using test::errorOf;
-
-Server* gServer = nullptr;
-
-// A server in a process of its own (it forks per session, which a multi-threaded test process
-// must not do), stopped by SIGTERM.
-class ServerProcess {
- public:
-  explicit ServerProcess(ServerOptions options) {
-    int fds[2];
-    EXPECT_EQ(::pipe(fds), 0);
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::close(fds[0]);
-      options.log = [](const std::string&) {};
-      Server server(options);
-      gServer = &server;
-      ::signal(SIGTERM, [](int) { gServer->stop(); });
-      int port = server.port();
-      if (::write(fds[1], &port, sizeof port) != sizeof port) std::_Exit(2);
-      server.serve();
-      std::_Exit(0);
-    }
-    ::close(fds[1]);
-    EXPECT_EQ(::read(fds[0], &port_, sizeof port_), static_cast<ssize_t>(sizeof port_));
-    ::close(fds[0]);
-  }
-  ~ServerProcess() {
-    ::kill(pid_, SIGTERM);
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-  }
-  int port() const { return port_; }
-
- private:
-  pid_t pid_ = -1;
-  int port_ = 0;
-};
 
 class RpcTest : public ::testing::Test {
  protected:
@@ -267,7 +231,7 @@ TEST(Rpc, ASilentServerTimesOutNamingWhatWasAwaited) {
   ClientOptions options;
   options.ioTimeout = Millis(300);
   std::string e = errorOf([&] { Client::connect("127.0.0.1", silent.port(), options); });
-  EXPECT_TRUE(contains(e, "timed out after 0.3 s waiting for the server's handshake")) << e;
+  EXPECT_TRUE(contains(e, "timed out after 0.3 s waiting for the handshake's answer")) << e;
   EXPECT_TRUE(contains(e, strCat("127.0.0.1:", silent.port()))) << e;
 }
 

@@ -29,6 +29,8 @@ class Client : public std::enable_shared_from_this<Client> {
   // when they differ, or the server's reason when it refuses.
   static std::shared_ptr<Client> connect(const std::string& host, int port,
                                          const ClientOptions& options = {});
+  // The same over a connection made otherwise (a tunnel's socket).
+  static std::shared_ptr<Client> open(Socket socket, const ClientOptions& options = {});
   ~Client();
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;

@@ -17,17 +17,24 @@ struct ServerOptions {
   int port = 0;                    // 0: a free port, reported through onListening
   std::string workdir;             // session folders go here ("" = $TMPDIR or /tmp)
   std::string token;               // shared secret every client must present ("" = none)
+  std::string tracker;             // "HOST:PORT" of a tracker to register with ("" = none)
+  std::string key;                 // the key it registers under (required with a tracker)
   Millis ioTimeout{60000};         // one read or write of a message
   Millis idleTimeout{3600000};     // a session with no request for this long is ended
   // Serve this many sessions, then return (0 = until stop()). For tests and one-shot launchers.
   int maxSessions = 0;
+  // Stop when standard input reaches its end: a launcher that started the server over ssh holds
+  // it, so the server goes when the launcher does, even if no session ever started.
+  bool stopOnInputEnd = false;
+  bool quiet = false;  // log failures only, not every session (launchers' servers)
   std::function<void(int port)> onListening;    // called once, before serving
   std::function<void(const std::string&)> log;  // one line per event (default: stderr)
 };
 
 class Server {
  public:
-  // Throws kiln::Error when HOST is not loopback and no token is set, or when it cannot listen.
+  // Throws kiln::Error when HOST is not loopback and no token is set, when a tracker is named
+  // without a key (or a key without a tracker), or when it cannot listen.
   explicit Server(ServerOptions options);
   int port() const;
   // Serves sessions until stop() (from a signal handler or another thread) or maxSessions. It

@@ -19,6 +19,12 @@ class RpcError : public Error {
   using Error::Error;
 };
 
+// A server that turned the connection away because it serves another session.
+class ServerBusy : public RpcError {
+ public:
+  using RpcError::RpcError;
+};
+
 using Millis = std::chrono::milliseconds;
 
 class Socket {

@@ -1,0 +1,188 @@
+// The ssh launcher. start() asks the board for its architecture, makes a folder there and copies
+// the server built for it, with the runtime library, by scp. Each session starts its own server
+// on the board's loopback (never reachable from the network) with --max-sessions 1 and
+// --stop-on-input-end, and reaches it through `ssh -W`, whose standard input and output are one
+// end of a socket pair: the session's connection is the tunnel. Closing the session ends both ssh
+// processes, and with them the server; stop() removes the folder.
+#include "ssh_launcher.h"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <mutex>
+
+#include "kiln/runtime/host_cpu.h"
+#include "kiln/support/error.h"
+#include "process.h"
+#include "server_program.h"
+
+namespace kiln::remote {
+namespace {
+
+constexpr std::chrono::milliseconds kCommandTimeout{60000};
+
+std::string trimmed(const std::string& s) {
+  size_t end = s.find_last_not_of(" \t\r\n");
+  return end == std::string::npos ? "" : s.substr(0, end + 1);
+}
+
+class SshLauncher : public Launcher {
+ public:
+  SshLauncher(std::string device, std::string destination, const std::string& port,
+              LauncherOptions options)
+      : device_(std::move(device)),
+        destination_(std::move(destination)),
+        options_(std::move(options)) {
+    for (const char* o : {"BatchMode=yes", "ConnectTimeout=10", "LogLevel=ERROR"}) {
+      common_.insert(common_.end(), {"-o", o});
+    }
+    for (const std::string& o : options_.sshOptions) common_.insert(common_.end(), {"-o", o});
+    ssh_ = {"ssh"};
+    scp_ = {"scp", "-q"};
+    if (!port.empty()) {
+      ssh_.insert(ssh_.end(), {"-p", port});
+      scp_.insert(scp_.end(), {"-P", port});
+    }
+    ssh_.insert(ssh_.end(), common_.begin(), common_.end());
+    scp_.insert(scp_.end(), common_.begin(), common_.end());
+  }
+  ~SshLauncher() override { stop(); }
+
+  std::string deviceName() const override { return device_; }
+  std::string target() override {
+    start();
+    return target_;
+  }
+
+  void start() override {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    if (!folder_.empty()) return;
+    std::string arch = trimmed(run({"uname", "-m"}));
+    std::string server = options_.serverPath;
+    if (server.empty() && arch == runtime::hostArch()) {
+      server = findServer("kiln-rpc-server", "KILN_RPC_SERVER", "kiln-rpc-server");
+    } else if (server.empty() && arch == "aarch64") {
+      server = findServer("../aarch64/bin/kiln-rpc-server", "KILN_RPC_SERVER_AARCH64",
+                          "kiln-rpc-server-aarch64");
+    } else if (server.empty()) {
+      throw Error(strCat("the board at ", destination_, " is ", arch,
+                         "; this kiln has servers for ", runtime::hostArch(),
+                         " and aarch64 (LauncherOptions::serverPath)"));
+    }
+    target_ = arch == runtime::hostArch() ? "" : strCat("llvm -mtriple=", arch, "-linux-gnu");
+    std::vector<std::string> copy = scp_;
+    copy.insert(copy.end(), {server, findRuntimeLibrary(server)});
+    copy.insert(copy.end(), files_.begin(), files_.end());
+    std::string folder = trimmed(run({"mktemp", "-d", "/tmp/kiln-device-XXXXXX"}));
+    if (folder.rfind("/tmp/kiln-device-", 0) != 0) {
+      throw Error(
+          strCat("'mktemp' on ", destination_, " printed '", folder, "'; expected a folder"));
+    }
+    folder_ = folder;
+    copy.push_back(strCat(destination_, ":", folder_, "/"));
+    Process(copy).finish(kCommandTimeout);
+    std::string name = server.substr(server.find_last_of('/') + 1);
+    if (name != "kiln-rpc-server") run({"mv", folder_ + "/" + name, folder_ + "/kiln-rpc-server"});
+  }
+
+  void stop() noexcept override {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    for (auto& p : state_->processes) p->terminate();
+    state_->processes.clear();
+    if (folder_.empty()) return;
+    try {
+      run({"rm", "-rf", folder_});
+    } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): the board is gone already
+    }
+    folder_.clear();
+  }
+
+  std::unique_ptr<Session> createSession() override {
+    start();
+    std::vector<std::string> serve = ssh_;
+    serve.insert(serve.end(),
+                 {destination_, strCat("cd ", folder_, " && LD_LIBRARY_PATH=", folder_,
+                                       " exec ./kiln-rpc-server --port 0 --max-sessions 1 "
+                                       "--stop-on-input-end --quiet --workdir ",
+                                       folder_, "/sessions")});
+    auto server = track(std::make_shared<Process>(serve));
+    int port = portOf(server->readLine(options_.startTimeout), server->command());
+    int pair[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
+      throw Error("cannot make a socket pair for the ssh tunnel");
+    }
+    runtime::rpc::Socket socket(pair[0], strCat(destination_, " (port ", port, " through ssh)"));
+    std::vector<std::string> tunnel = ssh_;
+    tunnel.insert(tunnel.end(), {"-W", strCat("127.0.0.1:", port), destination_});
+    std::shared_ptr<Process> forward;
+    try {
+      forward = track(std::make_shared<Process>(tunnel, pair[1]));
+    } catch (...) {
+      ::close(pair[1]);
+      throw;
+    }
+    ::close(pair[1]);
+    auto client = runtime::rpc::Client::open(std::move(socket), options_.client);
+    std::shared_ptr<State> state = state_;
+    std::weak_ptr<Process> weakServer = server, weakForward = forward;
+    return std::make_unique<Session>(std::move(client), device_, [state, weakServer, weakForward] {
+      for (const auto& weak : {weakForward, weakServer}) {
+        if (auto p = weak.lock()) {
+          p->terminate(std::chrono::milliseconds(2000));
+          std::lock_guard<std::mutex> lock(state->mutex);
+          auto& list = state->processes;
+          list.erase(std::remove(list.begin(), list.end(), p), list.end());
+        }
+      }
+    });
+  }
+
+ private:
+  struct State {
+    std::mutex mutex;
+    std::vector<std::shared_ptr<Process>> processes;  // servers and tunnels still running
+  };
+
+  // COMMAND run on the board; its output.
+  std::string run(const std::vector<std::string>& command) {
+    std::vector<std::string> argv = ssh_;
+    argv.push_back(destination_);
+    std::string line;
+    for (const std::string& c : command) line += (line.empty() ? "" : " ") + c;
+    argv.push_back(line);
+    return Process(argv).finish(kCommandTimeout);
+  }
+
+  std::shared_ptr<Process> track(std::shared_ptr<Process> p) {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    state_->processes.push_back(p);
+    return p;
+  }
+
+  std::string device_, destination_, target_, folder_;
+  LauncherOptions options_;
+  std::vector<std::string> common_, ssh_, scp_;
+  std::shared_ptr<State> state_ = std::make_shared<State>();
+};
+
+}  // namespace
+
+std::unique_ptr<Launcher> makeSshLauncher(const std::string& device,
+                                          const LauncherOptions& options) {
+  std::string rest = device.substr(4);
+  size_t at = rest.find('@');
+  size_t colon = rest.find(':', at == std::string::npos ? 0 : at);
+  std::string destination = rest.substr(0, colon);
+  std::string port = colon == std::string::npos ? "" : rest.substr(colon + 1);
+  bool portOk =
+      port.empty() || (port.find_first_not_of("0123456789") == std::string::npos &&
+                       port.size() <= 5 && std::stoi(port) > 0 && std::stoi(port) < 65536);
+  std::string host = destination.substr(at == std::string::npos ? 0 : at + 1);
+  if (host.empty() || !portOk || destination.find_first_of(" \t'\"") != std::string::npos) {
+    throw Error(strCat("device '", device, "': expected ssh:[USER@]HOST[:PORT]"));
+  }
+  return std::make_unique<SshLauncher>(device, destination, port, options);
+}
+
+}  // namespace kiln::remote

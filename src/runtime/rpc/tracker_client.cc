@@ -1,0 +1,79 @@
+// Asking a tracker: for a session on a server of a key, and for its status.
+#include <algorithm>
+#include <cstdlib>
+
+#include "handshake.h"
+#include "json_message.h"
+#include "kiln/runtime/rpc/tracker.h"
+
+namespace kiln::runtime::rpc {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsOf(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+}  // namespace
+
+HostPort parseHostPort(const std::string& text, const std::string& option) {
+  size_t colon = text.rfind(':');
+  HostPort out;
+  if (colon != std::string::npos && colon > 0) {
+    out.host = text.substr(0, colon);
+    const std::string digits = text.substr(colon + 1);
+    char* end = nullptr;
+    long port = std::strtol(digits.c_str(), &end, 10);
+    if (!digits.empty() && *end == '\0' && port > 0 && port <= 65535) {
+      out.port = static_cast<int>(port);
+      return out;
+    }
+  }
+  throw Error(strCat(option, " '", text, "': expected HOST:PORT with a port from 1 to 65535"));
+}
+
+std::shared_ptr<Client> requestSession(const HostPort& tracker, const SessionRequest& request) {
+  if (request.key.empty()) throw Error("a session request needs a key");
+  auto start = Clock::now();
+  auto deadline = start + request.timeout;
+  const ClientOptions& o = request.client;
+  for (;;) {
+    auto left = std::max(Millis(0), std::chrono::duration_cast<Millis>(deadline - Clock::now()));
+    Socket socket = Socket::connect(tracker.host, tracker.port, o.connectTimeout);
+    Wire wire(socket, o.ioTimeout);
+    sayHello(wire, o.token, "request");
+    Json ask;
+    ask["key"] = request.key;
+    ask["priority"] = request.priority;
+    ask["timeout_ms"] = static_cast<int64_t>(left.count());
+    ask["waited_ms"] =
+        static_cast<int64_t>(std::chrono::duration_cast<Millis>(Clock::now() - start).count());
+    sendJson(wire, ask);
+    if (!socket.waitReadable(left + o.ioTimeout)) {
+      throw RpcError(strCat("the tracker at ", socket.peer(), " did not answer a request for key '",
+                            request.key, "' within ", secondsOf(left + o.ioTimeout), " s"));
+    }
+    Json answer = readJson(wire, "the tracker's answer");
+    if (answer.contains("error")) throw RpcError(answer.at("error").asString());
+    std::string host = answer.at("host").asString();
+    auto port = static_cast<int>(answer.at("port").asInt());
+    try {
+      return Client::connect(host, port, o);
+    } catch (const ServerBusy& busy) {
+      // Another client reached the server without the tracker; ask again while time is left.
+      if (Clock::now() >= deadline) {
+        throw RpcError(strCat("no server with key '", request.key, "' became free within ",
+                              secondsOf(Clock::now() - start), " s: the last one offered was ",
+                              busy.what()));
+      }
+    }
+  }
+}
+
+Json trackerStatus(const HostPort& tracker, const std::string& token, Millis timeout) {
+  Socket socket = Socket::connect(tracker.host, tracker.port, timeout);
+  Wire wire(socket, timeout);
+  sayHello(wire, token, "status");
+  return readJson(wire, "the tracker's status");
+}
+
+}  // namespace kiln::runtime::rpc

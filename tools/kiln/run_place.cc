@@ -1,0 +1,111 @@
+// Opening the place a model runs: a local load, or a session on a device with the artifact
+// uploaded.
+#include "run_place.h"
+
+#include <chrono>
+
+#include "exit_codes.h"
+#include "kiln/remote/launcher.h"
+#include "kiln/remote/session.h"
+#include "kiln/runtime/rpc/server.h"
+#include "kiln/runtime/rpc/tracker.h"
+
+namespace kiln::cli {
+namespace {
+
+void checkOptions(const PlaceOptions& o) {
+  int places = (o.device.empty() ? 0 : 1) + (o.rpc.empty() ? 0 : 1) + (o.tracker.empty() ? 0 : 1);
+  if (places > 1) {
+    throw UsageError("--device, --rpc and --rpc-tracker each name where the model runs; give one");
+  }
+  if (o.tracker.empty() != o.key.empty()) {
+    throw UsageError(o.tracker.empty() ? "--rpc-key needs --rpc-tracker"
+                                       : "--rpc-tracker needs --rpc-key (the kind of device)");
+  }
+  if (!o.sshOptions.empty() && o.device.rfind("ssh:", 0) != 0) {
+    throw UsageError("--ssh-option applies to --device ssh:USER@HOST only");
+  }
+  if (!o.tokenFile.empty() && o.rpc.empty() && o.tracker.empty()) {
+    throw UsageError("--auth-token-file applies to --rpc and --rpc-tracker only");
+  }
+}
+
+runtime::rpc::HostPort hostPort(const std::string& text, const char* option) {
+  try {
+    return runtime::rpc::parseHostPort(text, option);
+  } catch (const Error& e) {
+    throw UsageError(e.what());
+  }
+}
+
+}  // namespace
+
+RunPlace::RunPlace(const PlaceOptions& o, const std::string& artifact, const std::string& params,
+                   bool verify) {
+  checkOptions(o);
+  if (!o.any()) {
+    lib_ = runtime::loadModule(artifact, {.verifyChecksum = verify});
+    params_ = params;
+    description_ = "the local CPU";
+    return;
+  }
+  if (!verify) throw UsageError("--no-verify applies to local runs only");
+  runtime::rpc::ClientOptions client;
+  if (!o.tokenFile.empty()) client.token = runtime::rpc::readTokenFile(o.tokenFile);
+  std::string name;
+  if (!o.device.empty()) {
+    remote::LauncherOptions lo;
+    lo.client = client;
+    lo.sshOptions = o.sshOptions;
+    try {
+      launcher_ = remote::makeLauncher(o.device, lo);  // only checks the name: nothing starts
+    } catch (const Error& e) {
+      throw UsageError(strCat("--device: ", e.what()));
+    }
+    session_ = launcher_->createSession();
+    name = o.device;
+  } else if (!o.rpc.empty()) {
+    runtime::rpc::HostPort at = hostPort(o.rpc, "--rpc");
+    session_ = std::make_unique<remote::Session>(
+        runtime::rpc::Client::connect(at.host, at.port, client), "rpc " + o.rpc);
+    name = o.rpc;
+  } else {
+    runtime::rpc::SessionRequest request;
+    request.key = o.key;
+    request.priority = o.priority;
+    request.timeout = std::chrono::seconds(o.waitSeconds);
+    request.client = client;
+    auto session = runtime::rpc::requestSession(hostPort(o.tracker, "--rpc-tracker"), request);
+    name = strCat(o.key, " at ", session->peer());
+    session_ = std::make_unique<remote::Session>(std::move(session), o.key);
+  }
+  Json info = session_->info();
+  description_ =
+      strCat(name, " (", info.at("arch").asString(), ", ", info.at("cores").asInt(), " cores)");
+  lib_ = session_->loadModule(session_->upload(artifact, "model.so"));
+  if (!params.empty()) {
+    params_ =
+        strCat(info.at("session_dir").asString(), "/", session_->upload(params, "model.params"));
+  }
+}
+
+RunPlace::~RunPlace() {
+  lib_ = runtime::Module();  // remote objects go before their session, the session before its
+  session_.reset();          // launcher stops its server
+  launcher_.reset();
+}
+
+std::vector<double> RunPlace::time(const runtime::Module& exec, int repeat, int number) {
+  if (session_) return session_->timeEvaluator(exec, "run", {}, repeat, number);
+  runtime::PackedFunc run = exec["run"];
+  std::vector<double> millis;
+  for (int r = 0; r < repeat; ++r) {
+    auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < number; ++i) run();
+    auto end = std::chrono::steady_clock::now();
+    millis.push_back(std::chrono::duration<double, std::milli>(end - start).count() / number);
+  }
+  return millis;
+}
+
+}  // namespace kiln::cli
