@@ -24,6 +24,9 @@ Process::Process(const std::vector<std::string>& argv, int stdioSocket) {
   for (const std::string& a : argv) command_ += (command_.empty() ? "" : " ") + a;
   int fds[2] = {-1, -1}, ins[2] = {-1, -1};
   if (stdioSocket < 0 && (::pipe2(fds, O_CLOEXEC) != 0 || ::pipe2(ins, O_CLOEXEC) != 0)) {
+    for (int fd : {fds[0], fds[1]}) {
+      if (fd >= 0) ::close(fd);
+    }
     throw Error(strCat("cannot start '", command_, "': pipe failed"));
   }
   posix_spawn_file_actions_t actions;

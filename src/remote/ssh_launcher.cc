@@ -6,6 +6,7 @@
 // processes, and with them the server; stop() removes the folder.
 #include "ssh_launcher.h"
 
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -34,7 +35,9 @@ class SshLauncher : public Launcher {
       : device_(std::move(device)),
         destination_(std::move(destination)),
         options_(std::move(options)) {
-    for (const char* o : {"BatchMode=yes", "ConnectTimeout=10", "LogLevel=ERROR"}) {
+    // ServerAlive*: a link that stalls is noticed in 45 s rather than TCP's quarter of an hour.
+    for (const char* o : {"BatchMode=yes", "ConnectTimeout=10", "LogLevel=ERROR",
+                          "ServerAliveInterval=15", "ServerAliveCountMax=3"}) {
       common_.insert(common_.end(), {"-o", o});
     }
     for (const std::string& o : options_.sshOptions) common_.insert(common_.end(), {"-o", o});
@@ -79,11 +82,16 @@ class SshLauncher : public Launcher {
       throw Error(
           strCat("'mktemp' on ", destination_, " printed '", folder, "'; expected a folder"));
     }
+    copy.push_back(strCat(destination_, ":", folder, "/"));
+    try {
+      Process(copy).finish(kCommandTimeout);
+      std::string name = server.substr(server.find_last_of('/') + 1);
+      if (name != "kiln-rpc-server") run({"mv", folder + "/" + name, folder + "/kiln-rpc-server"});
+    } catch (...) {
+      removeFolder(folder);  // started only once everything is in place
+      throw;
+    }
     folder_ = folder;
-    copy.push_back(strCat(destination_, ":", folder_, "/"));
-    Process(copy).finish(kCommandTimeout);
-    std::string name = server.substr(server.find_last_of('/') + 1);
-    if (name != "kiln-rpc-server") run({"mv", folder_ + "/" + name, folder_ + "/kiln-rpc-server"});
   }
 
   void stop() noexcept override {
@@ -91,10 +99,7 @@ class SshLauncher : public Launcher {
     for (auto& p : state_->processes) p->terminate();
     state_->processes.clear();
     if (folder_.empty()) return;
-    try {
-      run({"rm", "-rf", folder_});
-    } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): the board is gone already
-    }
+    removeFolder(folder_);
     folder_.clear();
   }
 
@@ -107,15 +112,27 @@ class SshLauncher : public Launcher {
                                        "--stop-on-input-end --quiet --workdir ",
                                        folder_, "/sessions")});
     auto server = track(std::make_shared<Process>(serve));
+    std::shared_ptr<Process> forward;
+    struct Abandon {  // a session that fails to start leaves no process behind
+      SshLauncher& launcher;
+      std::vector<std::shared_ptr<Process>> started;
+      bool keep = false;
+      ~Abandon() {
+        for (auto& p : started) {
+          if (!keep) launcher.untrack(p);
+        }
+      }
+    } abandon{*this, {server}};
     int port = portOf(server->readLine(options_.startTimeout), server->command());
     int pair[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
       throw Error("cannot make a socket pair for the ssh tunnel");
     }
+    // Ours does not block (the session's deadlines rely on it); ssh's end is left as it is.
+    ::fcntl(pair[0], F_SETFL, ::fcntl(pair[0], F_GETFL) | O_NONBLOCK);
     runtime::rpc::Socket socket(pair[0], strCat(destination_, " (port ", port, " through ssh)"));
     std::vector<std::string> tunnel = ssh_;
     tunnel.insert(tunnel.end(), {"-W", strCat("127.0.0.1:", port), destination_});
-    std::shared_ptr<Process> forward;
     try {
       forward = track(std::make_shared<Process>(tunnel, pair[1]));
     } catch (...) {
@@ -123,7 +140,9 @@ class SshLauncher : public Launcher {
       throw;
     }
     ::close(pair[1]);
+    abandon.started.push_back(forward);
     auto client = runtime::rpc::Client::open(std::move(socket), options_.client);
+    abandon.keep = true;
     std::shared_ptr<State> state = state_;
     std::weak_ptr<Process> weakServer = server, weakForward = forward;
     return std::make_unique<Session>(std::move(client), device_, [state, weakServer, weakForward] {
@@ -158,6 +177,20 @@ class SshLauncher : public Launcher {
     std::lock_guard<std::mutex> lock(state_->mutex);
     state_->processes.push_back(p);
     return p;
+  }
+
+  void untrack(const std::shared_ptr<Process>& p) noexcept {
+    p->terminate();
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    auto& list = state_->processes;
+    list.erase(std::remove(list.begin(), list.end(), p), list.end());
+  }
+
+  void removeFolder(const std::string& folder) noexcept {
+    try {
+      run({"rm", "-rf", folder});
+    } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): the board is gone already
+    }
   }
 
   std::string device_, destination_, target_, folder_;

@@ -15,6 +15,7 @@
 #include "kiln/runtime/rpc/client.h"
 #include "kiln/support/error.h"
 #include "npz.h"
+#include "test_sshd.h"
 
 namespace kiln::test {
 namespace {
@@ -195,6 +196,12 @@ TEST(CliRpc, RunOnADeviceOrAServerGivesTheLocalResultsInTheSameForm) {
   ServerProcess server(dir + "/work");
   expectSameRun(local, runAt(so, strCat("--rpc 127.0.0.1:", server.port()), dir + "/rpc.npz"),
                 "--rpc");
+  if (!TestSshd::available()) GTEST_SKIP() << "no sshd: the ssh device is not tried";
+  TestSshd sshd;
+  std::string options;
+  for (const std::string& o : sshd.sshOptions()) options += " --ssh-option " + o;
+  expectSameRun(local, runAt(so, strCat("--device ", sshd.device(), options), dir + "/ssh.npz"),
+                "--device ssh");
 }
 
 TEST(CliRpc, RunThroughATrackerAndShowItsStatus) {

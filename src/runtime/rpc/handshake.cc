@@ -49,8 +49,10 @@ std::string refusalOf(const ClientHello& hello, const std::string& token, const 
   }
   if (wanted.find(strCat("|", hello.purpose, "|")) == std::string::npos) {
     return strCat("this is a kiln RPC ", serves, "; it does not serve '", hello.purpose,
-                  hello.purpose == "session" ? "' (ask a tracker for a session with its key)"
-                                             : "' (that is what a tracker serves)");
+                  hello.purpose == "session"
+                      ? "' (ask it for a session by key: kiln run --rpc-tracker HOST:PORT "
+                        "--rpc-key KEY)"
+                      : "' (that is what a tracker serves)");
   }
   return "";
 }

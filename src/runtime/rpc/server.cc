@@ -184,7 +184,9 @@ void Server::serve() {
     }
     std::error_code ec;
     std::filesystem::remove_all(dir, ec);  // also when the child crashed
-    link.report(false);
+    // A client held meanwhile is served next: the server is not free in between, or the tracker
+    // could hand it to a queued client who would be turned away.
+    if (!next.valid()) link.report(false);
   }
 }
 

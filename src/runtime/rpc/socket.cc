@@ -159,6 +159,14 @@ void Socket::writeAll(const void* data, size_t size, Millis timeout, const char*
 
 bool Socket::waitReadable(Millis timeout) { return waitFor(fd_, POLLIN, Clock::now() + timeout); }
 
+void Socket::keepAlive() {
+  int on = 1, idle = 30, interval = 10, count = 3;
+  ::setsockopt(fd_, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof on);
+  ::setsockopt(fd_, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+  ::setsockopt(fd_, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof interval);
+  ::setsockopt(fd_, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof count);
+}
+
 Listener::Listener(const std::string& host, int port) : host_(host) {
   AddrInfo info = resolve(host, port, true);
   std::string lastError = "no address";

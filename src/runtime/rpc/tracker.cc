@@ -3,9 +3,13 @@
 // going away, until the pool grants it a server or its timeout passes.
 #include "kiln/runtime/rpc/tracker.h"
 
+#include <sys/socket.h>
+
 #include <condition_variable>
 #include <iostream>
 #include <mutex>
+#include <set>
+#include <system_error>
 #include <thread>
 
 #include "handshake.h"
@@ -18,11 +22,21 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr Millis kPoll{100};
+// Connections served at once; more are closed at once (a flood cannot exhaust threads).
+constexpr int kMaxConnections = 512;
 
 std::string hostOf(const std::string& peer) {
   std::string host = peer.substr(0, peer.rfind(':'));
   if (host.size() >= 2 && host.front() == '[') host = host.substr(1, host.size() - 2);
   return host;
+}
+
+// The address clients should use for a server that registered HOST from PEER: the peer's own
+// address when the server listens on every interface, or names loopback from another machine.
+std::string reachableHost(const std::string& host, const std::string& peer) {
+  std::string from = hostOf(peer);
+  bool any = host.empty() || host == "0.0.0.0" || host == "::";
+  return any || (isLoopback(host) && !isLoopback(from)) ? from : host;
 }
 
 }  // namespace
@@ -41,7 +55,8 @@ class Tracker::Impl {
   std::condition_variable changed, idle;
   TrackerPool pool;
   uint64_t nextId = 0;
-  int live = 0;  // connection threads still running
+  int live = 0;          // connection threads still running
+  std::set<int> active;  // their sockets, shut down when the tracker stops
 
  private:
   void serveServer(Wire& wire, uint64_t conn, const std::atomic<bool>& stopping);
@@ -52,6 +67,19 @@ class Tracker::Impl {
 };
 
 void Tracker::Impl::serveConnection(Socket socket, const std::atomic<bool>& stopping) {
+  struct Active {  // listed while served, so that stopping interrupts its reads
+    Impl& impl;
+    int fd;
+    Active(Impl& i, int f) : impl(i), fd(f) {
+      std::lock_guard<std::mutex> lock(impl.mutex);
+      impl.active.insert(fd);
+    }
+    ~Active() {
+      std::lock_guard<std::mutex> lock(impl.mutex);
+      impl.active.erase(fd);
+    }
+  } listed(*this, socket.fd());
+  if (stopping.load()) return;
   Wire wire(socket, options.ioTimeout);
   try {
     ClientHello hello = readHello(wire);
@@ -67,8 +95,13 @@ void Tracker::Impl::serveConnection(Socket socket, const std::atomic<bool>& stop
     if (hello.purpose == "register") serveServer(wire, id, stopping);
     if (hello.purpose == "request") serveRequest(wire, id, stopping);
     if (hello.purpose == "status") {
-      std::lock_guard<std::mutex> lock(mutex);
-      sendJson(wire, pool.status(Clock::now()));
+      Json status;
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        pool.match(Clock::now());  // expired reservations show as free
+        status = pool.status(Clock::now());
+      }
+      sendJson(wire, status);  // a slow reader holds no lock
     }
   } catch (const std::exception& e) {
     options.log(strCat("connection from ", socket.peer(), " ended: ", e.what()));
@@ -78,22 +111,11 @@ void Tracker::Impl::serveConnection(Socket socket, const std::atomic<bool>& stop
 void Tracker::Impl::serveServer(Wire& wire, uint64_t conn, const std::atomic<bool>& stopping) {
   Json reg = readJson(wire, "a registration");
   std::string key = reg.at("key").asString();
-  TrackerPool::Address at{reg.at("host").asString(), static_cast<int>(reg.at("port").asInt())};
-  if (at.host.empty() || at.host == "0.0.0.0" || at.host == "::") {
-    at.host = hostOf(wire.socket().peer());
-  }
-  bool replaced = false;
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    replaced = pool.addServer(conn, key, at, reg.at("busy").asBool());
-    pool.match(Clock::now());
-  }
-  changed.notify_all();
-  Json answer;
-  answer["replaced"] = replaced;
-  sendJson(wire, answer);
-  options.log(strCat("server ", at.host, ":", at.port, " registered with key '", key, "'",
-                     replaced ? " (replacing an earlier registration of that address)" : ""));
+  if (key.empty()) throw Error("a registration with an empty key");
+  TrackerPool::Address at{reachableHost(reg.at("host").asString(), wire.socket().peer()),
+                          static_cast<int>(reg.at("port").asInt())};
+  bool busy = reg.at("busy").asBool();
+  wire.socket().keepAlive();  // a board that loses power is dropped within about a minute
   struct Unregister {
     Impl& impl;
     uint64_t conn;
@@ -105,10 +127,29 @@ void Tracker::Impl::serveServer(Wire& wire, uint64_t conn, const std::atomic<boo
       impl.changed.notify_all();
     }
   } unregister{*this, conn};
+  bool replaced = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    replaced = pool.addServer(conn, key, at, busy);
+    pool.match(Clock::now());
+  }
+  changed.notify_all();
+  Json answer;
+  answer["replaced"] = replaced;
+  sendJson(wire, answer);
+  options.log(strCat("server ", at.host, ":", at.port, " registered with key '", key, "'",
+                     replaced ? " (replacing an earlier registration of that address)" : ""));
   while (!stopping.load()) {
+    bool registered = false;
     {
       std::lock_guard<std::mutex> lock(mutex);
-      if (!pool.hasServer(conn)) return;  // replaced by a newer registration
+      registered = pool.hasServer(conn);
+    }
+    if (!registered) {  // a newer registration of the address replaced this one: say so
+      Json notice;
+      notice["replaced"] = true;
+      sendJson(wire, notice);
+      return;
     }
     if (!wire.socket().waitReadable(kPoll * 2)) continue;
     Json event;
@@ -209,16 +250,30 @@ void Tracker::serve() {
     if (!socket.valid()) continue;
     {
       std::lock_guard<std::mutex> lock(impl_->mutex);
+      if (impl_->live >= kMaxConnections) {
+        impl_->options.log(strCat("refused ", socket.peer(), ": ", kMaxConnections,
+                                  " connections are open already"));
+        continue;
+      }
       ++impl_->live;
     }
-    std::thread([this, s = std::move(socket)]() mutable {
-      impl_->serveConnection(std::move(s), stopping_);
+    auto done = [this] {
       std::lock_guard<std::mutex> lock(impl_->mutex);
       if (--impl_->live == 0) impl_->idle.notify_all();
-    }).detach();
+    };
+    try {
+      std::thread([this, done, s = std::move(socket)]() mutable {
+        impl_->serveConnection(std::move(s), stopping_);
+        done();
+      }).detach();
+    } catch (const std::system_error& e) {
+      impl_->options.log(strCat("cannot serve a connection: ", e.what()));
+      done();
+    }
   }
-  impl_->changed.notify_all();
   std::unique_lock<std::mutex> lock(impl_->mutex);
+  for (int fd : impl_->active) ::shutdown(fd, SHUT_RDWR);  // reads in progress end now
+  impl_->changed.notify_all();
   impl_->idle.wait(lock, [this] { return impl_->live == 0; });
 }
 

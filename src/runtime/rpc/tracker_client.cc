@@ -56,15 +56,28 @@ std::shared_ptr<Client> requestSession(const HostPort& tracker, const SessionReq
     if (answer.contains("error")) throw RpcError(answer.at("error").asString());
     std::string host = answer.at("host").asString();
     auto port = static_cast<int>(answer.at("port").asInt());
+    // Ask again while time is left when the server offered is gone (it died and the tracker has
+    // not noticed yet: it stays reserved, so the next answer is another server) or busy (another
+    // client reached it without the tracker). Any other refusal is final.
+    std::string failure;
+    Socket server;
     try {
-      return Client::connect(host, port, o);
-    } catch (const ServerBusy& busy) {
-      // Another client reached the server without the tracker; ask again while time is left.
-      if (Clock::now() >= deadline) {
-        throw RpcError(strCat("no server with key '", request.key, "' became free within ",
-                              secondsOf(Clock::now() - start), " s: the last one offered was ",
-                              busy.what()));
+      server = Socket::connect(host, port, o.connectTimeout);
+    } catch (const RpcError& gone) {
+      failure = gone.what();
+    }
+    if (server.valid()) {
+      try {
+        return Client::open(std::move(server), o);
+      } catch (const ServerBusy& busy) {
+        failure = busy.what();
       }
+    }
+    if (Clock::now() >= deadline) {
+      throw RpcError(strCat("no server with key '", request.key, "' from the tracker at ",
+                            tracker.host, ":", tracker.port, " could be used within ",
+                            secondsOf(Clock::now() - start),
+                            " s; the last one offered: ", failure));
     }
   }
 }

@@ -1,13 +1,18 @@
 // The server's side of a tracker registration.
 #include "tracker_link.h"
 
+#include <algorithm>
+
 #include "handshake.h"
 #include "json_message.h"
 
 namespace kiln::runtime::rpc {
 namespace {
 
-constexpr Millis kRetry{2000};
+// Registering runs in the server's accept loop: a tracker that is down or silent delays it at
+// most this long per attempt, and attempts thin out while it stays away.
+constexpr Millis kConnectTimeout{500}, kAnswerTimeout{1000};
+constexpr Millis kFirstRetry{1000}, kLastRetry{8000};
 
 }  // namespace
 
@@ -16,14 +21,27 @@ TrackerLink::TrackerLink(const ServerOptions& options, int port) : options_(opti
 }
 
 void TrackerLink::keepUp() {
-  if (!tracker_) return;
+  if (!tracker_ || retired_) return;
   if (socket_.valid()) {
-    // The tracker sends nothing after the registration: anything readable is its going away.
-    if (socket_.waitReadable(Millis(0))) drop("the tracker closed the connection");
+    // After the registration the tracker speaks only to say a newer registration of this
+    // address replaced this one; anything else readable is its going away.
+    if (!socket_.waitReadable(Millis(0))) return;
+    try {
+      if (readJson(*wire_, "a tracker's notice").contains("replaced")) {
+        options_.log(strCat("the tracker at ", tracker_->host, ":", tracker_->port,
+                            " gave this server's address to a newer registration; this server "
+                            "no longer registers (two servers claim one address?)"));
+        retired_ = true;
+        socket_.close();
+        return;
+      }
+    } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): it went away; see below
+    }
+    drop("the tracker closed the connection");
     return;
   }
   auto now = std::chrono::steady_clock::now();
-  if (now - lastTry_ < kRetry) return;
+  if (now - lastTry_ < retry_) return;
   lastTry_ = now;
   try {
     registerNow();
@@ -33,8 +51,9 @@ void TrackerLink::keepUp() {
 }
 
 void TrackerLink::registerNow() {
-  socket_ = Socket::connect(tracker_->host, tracker_->port, kRetry);
-  wire_ = std::make_unique<Wire>(socket_, kRetry);
+  socket_ = Socket::connect(tracker_->host, tracker_->port, kConnectTimeout);
+  socket_.keepAlive();  // a tracker that vanished shows as a closed connection
+  wire_ = std::make_unique<Wire>(socket_, kAnswerTimeout);
   sayHello(*wire_, options_.token, "register");
   Json reg;
   reg["key"] = options_.key;
@@ -44,6 +63,7 @@ void TrackerLink::registerNow() {
   sendJson(*wire_, reg);
   bool replaced = readJson(*wire_, "the tracker's answer").at("replaced").asBool();
   failing_ = false;
+  retry_ = kFirstRetry;
   options_.log(strCat("registered with the tracker at ", tracker_->host, ":", tracker_->port,
                       " as key '", options_.key, "'",
                       replaced ? " (it replaced an earlier registration of this address)" : ""));
@@ -66,7 +86,9 @@ void TrackerLink::drop(const std::string& why) {
   wire_.reset();
   if (!failing_) {
     options_.log(strCat("tracker ", tracker_->host, ":", tracker_->port, ": ", why,
-                        "; registering again every ", kRetry.count() / 1000, " s"));
+                        "; registering again until it answers"));
+  } else {
+    retry_ = std::min(retry_ * 2, kLastRetry);
   }
   failing_ = true;
 }

@@ -1,6 +1,8 @@
 // A server's registration with its tracker (ServerOptions::tracker): registers on start, reports
 // each session's start and end, and registers again whenever the tracker comes back after going
-// away. Used by the server's single-threaded accept loop.
+// away (first after a second, then less often, up to every eight seconds). A server whose address
+// a newer registration took stops registering, so two servers claiming one address do not evict
+// each other forever. Used by the server's single-threaded accept loop.
 #pragma once
 
 #include <chrono>
@@ -35,6 +37,8 @@ class TrackerLink {
   Socket socket_;
   std::unique_ptr<Wire> wire_;
   bool busy_ = false, failing_ = false;
+  bool retired_ = false;  // another server took this address: stop registering
+  Millis retry_{1000};
   std::chrono::steady_clock::time_point lastTry_{};
 };
 

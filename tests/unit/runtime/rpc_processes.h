@@ -24,9 +24,13 @@ class ChildProcess {
     pid_ = ::fork();
     if (pid_ == 0) {
       ::close(fds[0]);
-      serve([&](int port) {
-        if (::write(fds[1], &port, sizeof port) != sizeof port) std::_Exit(2);
-      });
+      try {
+        serve([&](int port) {
+          if (::write(fds[1], &port, sizeof port) != sizeof port) std::_Exit(2);
+        });
+      } catch (...) {
+        std::_Exit(3);  // never back into the test runner: the parent sees no port and fails
+      }
       std::_Exit(0);
     }
     ::close(fds[1]);

@@ -26,14 +26,15 @@ class TrackerTest : public ::testing::Test {
     options.port = 0;
     tracker_ = std::make_unique<TrackerProcess>(options);
   }
-  // A server registered under KEY; returns once the tracker lists it.
-  ServerProcess& addServer(const std::string& key) {
+  // A server registered under KEY; returns once the tracker lists it (and OTHERS registered
+  // otherwise).
+  ServerProcess& addServer(const std::string& key, int others = 0) {
     ServerOptions options;
     options.workdir = scratch_.file(strCat("work", servers_.size()));
     options.tracker = strCat("127.0.0.1:", tracker_->port());
     options.key = key;
     servers_.push_back(std::make_unique<ServerProcess>(options));
-    awaitServers(static_cast<int>(servers_.size()));
+    awaitServers(static_cast<int>(servers_.size()) + others);
     return *servers_.back();
   }
   HostPort at() const { return {"127.0.0.1", tracker_->port()}; }
@@ -157,10 +158,34 @@ TEST_F(TrackerTest, ADuplicateRegistrationReplacesTheEarlierOne) {
   ASSERT_EQ(servers.size(), 1u) << servers.dump();
   EXPECT_EQ(servers[0].at("key").asString(), "board-v2");
   EXPECT_EQ(servers[0].at("address").asString(), "127.0.0.1:40001");
-  // The tracker closes the replaced registration's connection.
-  EXPECT_TRUE(first.waitReadable(Millis(5000)));
+  // The tracker tells the replaced registration so, and closes its connection.
+  ASSERT_TRUE(first.waitReadable(Millis(5000)));
+  Wire wire(first, Millis(5000));
+  EXPECT_TRUE(readJson(wire, "notice").at("replaced").asBool());
   char byte = 0;
   EXPECT_FALSE(errorOf([&] { first.readExact(&byte, 1, Millis(1000), "eof"); }).empty());
+}
+
+TEST_F(TrackerTest, AServerThatIsGoneBeforeTheTrackerKnowsIsSkipped) {
+  // A registration whose server no longer listens (it died; its connection is still open), made
+  // first so that it is the one offered first.
+  int deadPort = 0;
+  {
+    Listener probe("127.0.0.1", 0);
+    deadPort = probe.port();
+  }
+  Socket ghost = Socket::connect("127.0.0.1", tracker_->port(), Millis(5000));
+  Wire wire(ghost, Millis(5000));
+  sayHello(wire, "", "register");
+  Json reg;
+  reg["key"] = "board";
+  reg["host"] = "127.0.0.1";
+  reg["port"] = deadPort;
+  reg["busy"] = false;
+  sendJson(wire, reg);
+  readJson(wire, "answer");
+  addServer("board", 1);
+  EXPECT_EQ(request("board", 0, Millis(10000))->echo(Value(int64_t{4})).asInt(), 4);
 }
 
 TEST_F(TrackerTest, AServerThatStopsLeavesThePoolAndOneThatComesBackRejoins) {

@@ -50,6 +50,9 @@ class Socket {
   void writeAll(const void* data, size_t size, Millis timeout, const char* what);
   // True when the peer has sent something (or closed) within TIMEOUT.
   bool waitReadable(Millis timeout);
+  // Lets the kernel probe the connection when idle (after 30 s, every 10 s, 3 times), so a peer
+  // that vanished without closing it (power lost, cable pulled) shows as a closed connection.
+  void keepAlive();
 
  private:
   int fd_ = -1;
