@@ -74,21 +74,32 @@ std::string Process::readLine(std::chrono::milliseconds timeout) {
       buffered_.erase(0, nl + 1);
       return line;
     }
+    Read r = readSome(deadline);
+    if (r == Read::kTimeout) {
+      throw Error(strCat("'", command_, "' printed no line within ",
+                         static_cast<double>(timeout.count()) / 1000, " s"));
+    }
+    if (r == Read::kEnd) {
+      throw Error(strCat("'", command_, "' exited before printing the expected line",
+                         buffered_.empty() ? "" : strCat(" (it printed '", buffered_, "')")));
+    }
+  }
+}
+
+Process::Read Process::readSome(std::chrono::steady_clock::time_point deadline) {
+  for (;;) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
     pollfd p{out_, POLLIN, 0};
     if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) == 0) {
-      throw Error(strCat("'", command_, "' printed no line within ",
-                         static_cast<double>(timeout.count()) / 1000, " s"));
+      return Read::kTimeout;
     }
     char buf[4096];
     ssize_t n = ::read(out_, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      throw Error(strCat("'", command_, "' exited before printing the expected line",
-                         buffered_.empty() ? "" : strCat(" (it printed '", buffered_, "')")));
-    }
+    if (n <= 0) return Read::kEnd;
     buffered_.append(buf, static_cast<size_t>(n));
+    return Read::kData;
   }
 }
 
@@ -129,23 +140,16 @@ std::string Process::finish(std::chrono::milliseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   if (in_ >= 0) ::close(in_);  // nothing to read: a command that reads its input ends
   in_ = -1;
-  std::string output = std::move(buffered_);
-  buffered_.clear();
-  for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    pollfd p{out_, POLLIN, 0};
-    if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) == 0) {
+  for (Read r = Read::kData; r != Read::kEnd;) {
+    r = readSome(deadline);
+    if (r == Read::kTimeout) {
       terminate();
       throw Error(strCat("'", command_, "' did not finish within ",
                          static_cast<double>(timeout.count()) / 1000, " s"));
     }
-    char buf[4096];
-    ssize_t n = ::read(out_, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    output.append(buf, static_cast<size_t>(n));
   }
+  std::string output = std::move(buffered_);
+  buffered_.clear();
   if (!waitExit(std::max(std::chrono::milliseconds(0),
                          std::chrono::duration_cast<std::chrono::milliseconds>(
                              deadline - std::chrono::steady_clock::now())))) {
@@ -161,6 +165,34 @@ std::string Process::finish(std::chrono::milliseconds timeout) {
                        "; its own message, if any, is above)"));
   }
   return output;
+}
+
+std::shared_ptr<Process> ProcessSet::add(std::shared_ptr<Process> p) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  running_.push_back(p);
+  return p;
+}
+
+void ProcessSet::end(const std::shared_ptr<Process>& p, std::chrono::milliseconds grace) noexcept {
+  p->terminate(grace);
+  std::lock_guard<std::mutex> lock(mutex_);
+  running_.erase(std::remove(running_.begin(), running_.end(), p), running_.end());
+}
+
+void ProcessSet::endAll() noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto& p : running_) p->terminate();
+  running_.clear();
+}
+
+std::function<void()> ProcessSet::ender(std::shared_ptr<ProcessSet> set,
+                                        std::vector<std::weak_ptr<Process>> processes) {
+  return [set = std::move(set), processes = std::move(processes)] {
+    for (const auto& weak : processes) {
+      // A session's server exits by itself after its session: give it a moment first.
+      if (auto p = weak.lock()) set->end(p, std::chrono::milliseconds(2000));
+    }
+  };
 }
 
 }  // namespace kiln::remote

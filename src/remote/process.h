@@ -4,6 +4,9 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <functional>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -36,9 +39,30 @@ class Process {
 
  private:
   bool waitExit(std::chrono::milliseconds timeout) noexcept;
+  // Appends what its output has by DEADLINE to buffered_.
+  enum class Read { kData, kEnd, kTimeout };
+  Read readSome(std::chrono::steady_clock::time_point deadline);
   pid_t pid_ = -1;
   int out_ = -1, in_ = -1, status_ = 0;
   std::string command_, buffered_;
+};
+
+// The processes a launcher started and has not ended yet, shared with its sessions' close
+// callbacks (a session may outlive its launcher). Thread-safe.
+class ProcessSet {
+ public:
+  std::shared_ptr<Process> add(std::shared_ptr<Process> p);
+  // Terminates P (waiting GRACE for it to exit by itself first) and forgets it.
+  void end(const std::shared_ptr<Process>& p,
+           std::chrono::milliseconds grace = std::chrono::milliseconds(0)) noexcept;
+  void endAll() noexcept;
+  // A callback that ends PROCESSES of SET, if they are still running, when a session closes.
+  static std::function<void()> ender(std::shared_ptr<ProcessSet> set,
+                                     std::vector<std::weak_ptr<Process>> processes);
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::shared_ptr<Process>> running_;
 };
 
 }  // namespace kiln::remote

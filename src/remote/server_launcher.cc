@@ -3,7 +3,6 @@
 // a fresh server process (--max-sessions 1) in the launcher's private folder.
 #include <unistd.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <mutex>
 
@@ -32,21 +31,20 @@ class ServerLauncher : public Launcher {
   std::string target() override { return target_; }
 
   void start() override {
-    std::lock_guard<std::mutex> lock(state_->mutex);
+    std::lock_guard<std::mutex> lock(mutex_);
     startLocked();
   }
 
   void stop() noexcept override {
-    std::lock_guard<std::mutex> lock(state_->mutex);
-    for (auto& server : state_->servers) server->terminate();
-    state_->servers.clear();
+    std::lock_guard<std::mutex> lock(mutex_);
+    servers_->endAll();
     folder_.reset();
   }
 
   std::unique_ptr<Session> createSession() override {
     std::shared_ptr<Process> server;
     {
-      std::lock_guard<std::mutex> lock(state_->mutex);
+      std::lock_guard<std::mutex> lock(mutex_);
       startLocked();
       std::vector<std::string> argv = prefix_;
       for (const std::string& a :
@@ -55,21 +53,12 @@ class ServerLauncher : public Launcher {
             std::string("--quiet"), std::string("--workdir"), folder_->path() + "/sessions"}) {
         argv.push_back(a);
       }
-      server = std::make_shared<Process>(argv);
-      state_->servers.push_back(server);
+      server = servers_->add(std::make_shared<Process>(argv));
     }
     int port = portOf(server->readLine(options_.startTimeout), server->command());
     auto client = runtime::rpc::Client::connect("127.0.0.1", port, options_.client);
-    std::weak_ptr<Process> weak = server;
-    std::shared_ptr<State> state = state_;  // the session may outlive the launcher
-    return std::make_unique<Session>(std::move(client), device_, [state, weak] {
-      if (auto s = weak.lock()) {
-        s->terminate(std::chrono::milliseconds(2000));  // it exits by itself after its session
-        std::lock_guard<std::mutex> lock(state->mutex);
-        auto& list = state->servers;
-        list.erase(std::remove(list.begin(), list.end(), s), list.end());
-      }
-    });
+    return std::make_unique<Session>(std::move(client), device_,
+                                     ProcessSet::ender(servers_, {server}));
   }
 
  private:
@@ -83,16 +72,11 @@ class ServerLauncher : public Launcher {
     }
   }
 
-  // The servers still running, shared with the sessions' close callbacks.
-  struct State {
-    std::mutex mutex;
-    std::vector<std::shared_ptr<Process>> servers;
-  };
-
   std::string device_, target_;
   std::vector<std::string> prefix_;
   LauncherOptions options_;
-  std::shared_ptr<State> state_ = std::make_shared<State>();
+  std::mutex mutex_;  // the device folder's set-up
+  std::shared_ptr<ProcessSet> servers_ = std::make_shared<ProcessSet>();
   std::unique_ptr<TempPath> folder_;
 };
 

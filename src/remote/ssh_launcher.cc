@@ -10,7 +10,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <mutex>
 
 #include "kiln/runtime/host_cpu.h"
@@ -59,7 +58,7 @@ class SshLauncher : public Launcher {
   }
 
   void start() override {
-    std::lock_guard<std::mutex> lock(state_->mutex);
+    std::lock_guard<std::mutex> lock(mutex_);
     if (!folder_.empty()) return;
     std::string arch = trimmed(run({"uname", "-m"}));
     std::string server = options_.serverPath;
@@ -95,9 +94,8 @@ class SshLauncher : public Launcher {
   }
 
   void stop() noexcept override {
-    std::lock_guard<std::mutex> lock(state_->mutex);
-    for (auto& p : state_->processes) p->terminate();
-    state_->processes.clear();
+    std::lock_guard<std::mutex> lock(mutex_);
+    processes_->endAll();
     if (folder_.empty()) return;
     removeFolder(folder_);
     folder_.clear();
@@ -111,18 +109,18 @@ class SshLauncher : public Launcher {
                                        " exec ./kiln-rpc-server --port 0 --max-sessions 1 "
                                        "--stop-on-input-end --quiet --workdir ",
                                        folder_, "/sessions")});
-    auto server = track(std::make_shared<Process>(serve));
+    auto server = processes_->add(std::make_shared<Process>(serve));
     std::shared_ptr<Process> forward;
     struct Abandon {  // a session that fails to start leaves no process behind
-      SshLauncher& launcher;
+      ProcessSet& set;
       std::vector<std::shared_ptr<Process>> started;
       bool keep = false;
       ~Abandon() {
         for (auto& p : started) {
-          if (!keep) launcher.untrack(p);
+          if (!keep) set.end(p);
         }
       }
-    } abandon{*this, {server}};
+    } abandon{*processes_, {server}};
     int port = portOf(server->readLine(options_.startTimeout), server->command());
     int pair[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
@@ -134,7 +132,7 @@ class SshLauncher : public Launcher {
     std::vector<std::string> tunnel = ssh_;
     tunnel.insert(tunnel.end(), {"-W", strCat("127.0.0.1:", port), destination_});
     try {
-      forward = track(std::make_shared<Process>(tunnel, pair[1]));
+      forward = processes_->add(std::make_shared<Process>(tunnel, pair[1]));
     } catch (...) {
       ::close(pair[1]);
       throw;
@@ -143,26 +141,11 @@ class SshLauncher : public Launcher {
     abandon.started.push_back(forward);
     auto client = runtime::rpc::Client::open(std::move(socket), options_.client);
     abandon.keep = true;
-    std::shared_ptr<State> state = state_;
-    std::weak_ptr<Process> weakServer = server, weakForward = forward;
-    return std::make_unique<Session>(std::move(client), device_, [state, weakServer, weakForward] {
-      for (const auto& weak : {weakForward, weakServer}) {
-        if (auto p = weak.lock()) {
-          p->terminate(std::chrono::milliseconds(2000));
-          std::lock_guard<std::mutex> lock(state->mutex);
-          auto& list = state->processes;
-          list.erase(std::remove(list.begin(), list.end(), p), list.end());
-        }
-      }
-    });
+    return std::make_unique<Session>(std::move(client), device_,
+                                     ProcessSet::ender(processes_, {forward, server}));
   }
 
  private:
-  struct State {
-    std::mutex mutex;
-    std::vector<std::shared_ptr<Process>> processes;  // servers and tunnels still running
-  };
-
   // COMMAND run on the board; its output.
   std::string run(const std::vector<std::string>& command) {
     std::vector<std::string> argv = ssh_;
@@ -171,19 +154,6 @@ class SshLauncher : public Launcher {
     for (const std::string& c : command) line += (line.empty() ? "" : " ") + c;
     argv.push_back(line);
     return Process(argv).finish(kCommandTimeout);
-  }
-
-  std::shared_ptr<Process> track(std::shared_ptr<Process> p) {
-    std::lock_guard<std::mutex> lock(state_->mutex);
-    state_->processes.push_back(p);
-    return p;
-  }
-
-  void untrack(const std::shared_ptr<Process>& p) noexcept {
-    p->terminate();
-    std::lock_guard<std::mutex> lock(state_->mutex);
-    auto& list = state_->processes;
-    list.erase(std::remove(list.begin(), list.end(), p), list.end());
   }
 
   void removeFolder(const std::string& folder) noexcept {
@@ -196,7 +166,8 @@ class SshLauncher : public Launcher {
   std::string device_, destination_, target_, folder_;
   LauncherOptions options_;
   std::vector<std::string> common_, ssh_, scp_;
-  std::shared_ptr<State> state_ = std::make_shared<State>();
+  std::mutex mutex_;  // the board folder's set-up
+  std::shared_ptr<ProcessSet> processes_ = std::make_shared<ProcessSet>();  // servers, tunnels
 };
 
 }  // namespace
