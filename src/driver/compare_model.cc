@@ -5,6 +5,7 @@
 #include <map>
 
 #include "kiln/driver/compare.h"
+#include "kiln/driver/context.h"
 #include "kiln/frontend/onnx/importer.h"
 #include "kiln/ir/reference.h"
 #include "kiln/ir/reference_eval.h"
@@ -97,6 +98,7 @@ std::string joinOps(const Json& ops) {
 std::unique_ptr<ir::Graph> importModel(const std::string& onnxPath, const CompileOptions& options) {
   frontend::onnx::ImportOptions importOptions;
   importOptions.inputShapes = options.inputShapes;
+  importOptions.ops = contextOf(options).ops();
   return frontend::onnx::importOnnx(onnxPath, importOptions);
 }
 

@@ -7,11 +7,11 @@
 #include <set>
 
 #include "kiln/codegen/llvm/build_library.h"
+#include "kiln/driver/context.h"
 #include "kiln/driver/executor_codegen.h"
 #include "kiln/driver/kernel_pool.h"
 #include "kiln/driver/materialize_outputs.h"
 #include "kiln/driver/model_signature.h"
-#include "kiln/driver/pipeline.h"
 #include "kiln/driver/static_header.h"
 #include "kiln/driver/target_model.h"
 #include "kiln/frontend/onnx/importer.h"
@@ -119,6 +119,17 @@ std::string headerGuard(const std::string& headerPath) {
   return guard + "_";
 }
 
+// Passes may create any op of the context, so the graph must look ops up in its registry.
+void adoptOps(ir::Graph& graph, const CompileContext& context) {
+  if (graph.opsPtr() == context.ops()) return;
+  if (graph.opsPtr() != ir::OpRegistry::builtin()) {
+    throw Error(strCat("graph '", graph.name,
+                       "' was made with the ops of another compile context; import or parse it "
+                       "with the ops() of the context it is compiled with"));
+  }
+  graph.setOps(context.ops());
+}
+
 ModelPart compileModel(const NamedGraph& named, const CompileOptions& options,
                        const kernel::ScheduleConfig& config, const std::string& dumpDir,
                        KernelPool& pool, std::vector<codegen::EntryFunction>& entries) {
@@ -126,7 +137,9 @@ ModelPart compileModel(const NamedGraph& named, const CompileOptions& options,
   if (!dumpDir.empty()) makeDirectories(dumpDir);
   std::vector<std::string> outputNames;
   for (const ir::Value* v : graph.outputs()) outputNames.push_back(v->name);
-  ir::runPasses(graph, buildPipeline(options.optLevel, config.target.lanes), dumpDir);
+  const CompileContext& context = contextOf(options);
+  adoptOps(graph, context);
+  ir::runPasses(graph, context.pipeline().passes(options.optLevel, {config.target.lanes}), dumpDir);
   materializeOutputs(graph);
   std::vector<ir::FusedGroup> groups = ir::collectGroups(graph);
   std::vector<kernel::LoweredKernel> kernels = lowerAll(groups, named.name, config);
@@ -155,6 +168,11 @@ ModelPart compileModel(const NamedGraph& named, const CompileOptions& options,
 
 }  // namespace
 
+const CompileContext& contextOf(const CompileOptions& options) {
+  static const auto* kOwn = new CompileContext();  // immutable: kiln's own tables only
+  return options.context ? *options.context : *kOwn;
+}
+
 std::string paramsPath(const std::string& outputPath, const std::string& model, size_t modelCount) {
   return modelCount == 1 ? outputPath + ".params" : strCat(outputPath, ".", model, ".params");
 }
@@ -169,6 +187,7 @@ void compileGraphs(const std::vector<NamedGraph>& models, const std::string& out
       options.target.empty() ? codegen::Target::host() : codegen::Target::parse(options.target);
   kernel::ScheduleConfig config;
   config.target = targetModelOf(target);
+  config.lowerings = contextOf(options).lowerings();
   if (!options.schedulePath.empty()) {
     config.knobs =
         kernel::parseScheduleFile(readTextFile(options.schedulePath), options.schedulePath);
@@ -225,6 +244,7 @@ void compileOnnxFiles(const std::vector<std::string>& paths, const std::vector<s
   checkOptions(options, modelNames);
   frontend::onnx::ImportOptions importOptions;
   importOptions.inputShapes = options.inputShapes;
+  importOptions.ops = contextOf(options).ops();
   std::vector<std::unique_ptr<ir::Graph>> graphs;
   std::vector<NamedGraph> models;
   for (size_t i = 0; i < paths.size(); ++i) {

@@ -5,6 +5,7 @@
 #include <queue>
 #include <unordered_map>
 
+#include "kiln/ir/op_registry.h"
 #include "kiln/support/error.h"
 
 namespace kiln::ir {
@@ -33,6 +34,12 @@ Value* Graph::addConstant(const std::string& name, NDArray data) {
   return v;
 }
 
+const OpRegistry& Graph::ops() const { return ops_ ? *ops_ : *OpRegistry::builtin(); }
+
+const std::shared_ptr<const OpRegistry>& Graph::opsPtr() const {
+  return ops_ ? ops_ : OpRegistry::builtin();
+}
+
 Node* Graph::createNode(size_t position, const std::string& op, const std::string& name,
                         std::vector<Value*> inputs, const std::vector<std::string>& outputNames,
                         Attrs attrs) {
@@ -49,6 +56,7 @@ Node* Graph::createNode(size_t position, const std::string& op, const std::strin
   nodeStore_.push_back(std::make_unique<Node>());
   Node* node = nodeStore_.back().get();
   node->op = op;
+  node->graph = this;
   node->inputs = std::move(inputs);
   node->attrs = std::move(attrs);
   for (size_t i = 0; i < outputNames.size(); ++i) {

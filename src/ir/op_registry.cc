@@ -1,9 +1,6 @@
-// The op table: built on first use from each family's registration function, extended at run time.
+// The op registry: the builtin ops, built on first use from each family's registration function,
+// and the registries compile contexts extend from it.
 #include "kiln/ir/op_registry.h"
-
-#include <map>
-#include <memory>
-#include <mutex>
 
 #include "kiln/support/error.h"
 #include "ops/register_ops.h"
@@ -12,43 +9,27 @@ namespace kiln::ir {
 
 namespace {
 
-struct Registry {
-  std::mutex mutex;
-  std::map<std::string, std::unique_ptr<OpDef>> ops;  // node-based: OpDef pointers stay valid
-
-  void add(OpDef def) {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (ops.count(def.name)) throw Error(strCat("op '", def.name, "' is already registered"));
-    KILN_CHECK(def.inferTypes, "op '", def.name, "' has no type inference");
-    std::string name = def.name;
-    ops.emplace(std::move(name), std::make_unique<OpDef>(std::move(def)));
-  }
-};
-
-Registry& registry() {
-  static Registry* r = [] {
-    auto* reg = new Registry;  // never destroyed: lookups may happen during static destruction
-    ops::OpAdder add = [reg](OpDef def) { reg->add(std::move(def)); };
-    ops::registerConvOps(add);
-    ops::registerPoolOps(add);
-    ops::registerMatmulOps(add);
-    ops::registerUnaryOps(add);
-    ops::registerBinaryOps(add);
-    ops::registerNormalizationOps(add);
-    ops::registerReduceOps(add);
-    ops::registerReshapeOps(add);
-    ops::registerShapeOps(add);
-    ops::registerSliceOps(add);
-    ops::registerGeneratorOps(add);
-    ops::registerActivationOps(add);
-    ops::registerVariadicOps(add);
-    ops::registerPadOps(add);
-    ops::registerSplitOps(add);
-    ops::registerBlockOps(add);
-    ops::registerBlockedLayoutOps(add);
-    return reg;
-  }();
-  return *r;
+std::shared_ptr<const OpRegistry> buildBuiltin() {
+  auto reg = std::make_shared<OpRegistry>();
+  ops::OpAdder add = [&reg](OpDef def) { reg->add(std::move(def)); };
+  ops::registerConvOps(add);
+  ops::registerPoolOps(add);
+  ops::registerMatmulOps(add);
+  ops::registerUnaryOps(add);
+  ops::registerBinaryOps(add);
+  ops::registerNormalizationOps(add);
+  ops::registerReduceOps(add);
+  ops::registerReshapeOps(add);
+  ops::registerShapeOps(add);
+  ops::registerSliceOps(add);
+  ops::registerGeneratorOps(add);
+  ops::registerActivationOps(add);
+  ops::registerVariadicOps(add);
+  ops::registerPadOps(add);
+  ops::registerSplitOps(add);
+  ops::registerBlockOps(add);
+  ops::registerBlockedLayoutOps(add);
+  return reg;
 }
 
 std::string countRange(int lo, int hi) {
@@ -77,27 +58,43 @@ const char* opClassName(OpClass c) {
   return "unknown";
 }
 
-const OpDef* findOp(const std::string& name) {
-  Registry& r = registry();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  auto it = r.ops.find(name);
-  return it == r.ops.end() ? nullptr : it->second.get();
+const std::shared_ptr<const OpRegistry>& OpRegistry::builtin() {
+  // Never destroyed: lookups may happen during static destruction.
+  static const auto* kBuiltin = new std::shared_ptr<const OpRegistry>(buildBuiltin());
+  return *kBuiltin;
 }
 
-std::vector<std::string> registeredOps() {
-  Registry& r = registry();
-  std::lock_guard<std::mutex> lock(r.mutex);
+void OpRegistry::add(OpDef def) {
+  if (ops_.count(def.name)) throw Error(strCat("op '", def.name, "' is already registered"));
+  KILN_CHECK(def.inferTypes, "op '", def.name, "' has no type inference");
+  std::string name = def.name;
+  ops_.emplace(std::move(name), std::make_shared<const OpDef>(std::move(def)));
+}
+
+const OpDef* OpRegistry::find(const std::string& name) const {
+  auto it = ops_.find(name);
+  return it == ops_.end() ? nullptr : it->second.get();
+}
+
+std::vector<std::string> OpRegistry::names() const {
   std::vector<std::string> names;
-  for (const auto& [name, def] : r.ops) names.push_back(name);
+  names.reserve(ops_.size());
+  for (const auto& [name, def] : ops_) names.push_back(name);
   return names;
 }
 
-void registerOp(OpDef def) { registry().add(std::move(def)); }
+const OpDef* findOp(const std::string& name) { return OpRegistry::builtin()->find(name); }
+
+std::vector<std::string> registeredOps() { return OpRegistry::builtin()->names(); }
+
+const OpRegistry& opsOf(const Node& node) {
+  return node.graph != nullptr ? node.graph->ops() : *OpRegistry::builtin();
+}
 
 std::string nodeLabel(const Node& node) { return strCat(node.op, " '", node.name, "'"); }
 
 void inferTypes(Node& node) {
-  const OpDef* def = findOp(node.op);
+  const OpDef* def = opsOf(node).find(node.op);
   std::string label = nodeLabel(node);
   if (!def) throw Error(strCat(label, ": '", node.op, "' is not a known op"));
   auto numInputs = static_cast<int64_t>(node.inputs.size());
@@ -128,6 +125,7 @@ std::vector<TensorType> inferredOutputTypes(const Node& node) {
   Node scratch;
   scratch.op = node.op;
   scratch.name = node.name;
+  scratch.graph = node.graph;
   scratch.inputs = node.inputs;
   scratch.attrs = node.attrs;
   std::vector<Value> outs(node.outputs.size());

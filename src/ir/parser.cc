@@ -36,6 +36,7 @@ constexpr int64_t kMaxRandomElements = int64_t{1} << 26;
 class Parser {
  public:
   explicit Parser(const std::string& text) : text_(text), graph_(std::make_unique<Graph>()) {}
+  void setOps(std::shared_ptr<const OpRegistry> ops) { graph_->setOps(std::move(ops)); }
 
   std::unique_ptr<Graph> parse() {
     skipSpace();
@@ -629,6 +630,10 @@ class Parser {
 
 }  // namespace
 
-std::unique_ptr<Graph> parseGraph(const std::string& text) { return Parser(text).parse(); }
+std::unique_ptr<Graph> parseGraph(const std::string& text, std::shared_ptr<const OpRegistry> ops) {
+  Parser parser(text);
+  parser.setOps(std::move(ops));
+  return parser.parse();
+}
 
 }  // namespace kiln::ir

@@ -59,8 +59,9 @@ class Verifier {
 
   void checkNode(const Node& node) {
     std::string label = nodeLabel(node);
+    if (node.graph != &g_) broken(label, ": belongs to another graph");
     if (!nodeNames_.insert(node.name).second) broken("node name '", node.name, "' is used twice");
-    if (!findOp(node.op)) broken(label, ": op '", node.op, "' is not registered");
+    if (!g_.ops().find(node.op)) broken(label, ": op '", node.op, "' is not registered");
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       const Value* in = node.inputs[i];
       if (!in) continue;

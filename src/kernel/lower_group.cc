@@ -14,14 +14,16 @@
 namespace kiln::kernel {
 namespace {
 
-const OpLowering& loweringOf(const ir::Node& node) {
-  const OpLowering* l = findLowering(node.op);
+const OpLowering& loweringOf(const LowerContext& ctx, const ir::Node& node) {
+  const LoweringTable& table =
+      ctx.config().lowerings ? *ctx.config().lowerings : *LoweringTable::builtin();
+  const OpLowering* l = table.find(node.op);
   if (l == nullptr) unsupported(node, "kiln has no kernel for this op");
   return *l;
 }
 
 void defineOutputs(LowerContext& ctx, const ir::Node& node) {
-  std::vector<Accessor> outs = loweringOf(node).compute(ctx, node);
+  std::vector<Accessor> outs = loweringOf(ctx, node).compute(ctx, node);
   for (size_t i = 0; i < node.outputs.size() && i < outs.size(); ++i) {
     if (outs[i]) ctx.define(node.outputs[i], outs[i]);
   }
@@ -81,9 +83,9 @@ void collapseDims(LowerContext& ctx) {
   }
 }
 
-bool allPointwise(const ir::FusedGroup& g) {
+bool allPointwise(const LowerContext& ctx, const ir::FusedGroup& g) {
   return std::all_of(g.nodes.begin(), g.nodes.end(),
-                     [](const ir::Node* n) { return loweringOf(*n).pointwise; });
+                     [&ctx](const ir::Node* n) { return loweringOf(ctx, *n).pointwise; });
 }
 
 Stmt storeAll(LowerContext& ctx, const ir::Value* v) {
@@ -101,7 +103,7 @@ Stmt storeAll(LowerContext& ctx, const ir::Value* v) {
 Stmt lowerComputed(LowerContext& ctx) {
   const ir::FusedGroup& g = ctx.group();
   const ir::Node& first = *g.nodes.front();
-  if (g.nodes.size() == 1 && loweringOf(first).flatCopy && !ctx.inGroup(first.inputs[0]) &&
+  if (g.nodes.size() == 1 && loweringOf(ctx, first).flatCopy && !ctx.inGroup(first.inputs[0]) &&
       g.outputs.size() == 1 && g.outputs[0] == first.outputs[0] &&
       first.outputs[0]->type.numel() == first.inputs[0]->type.numel()) {
     const ir::Value* in = first.inputs[0];
@@ -110,7 +112,7 @@ Stmt lowerComputed(LowerContext& ctx) {
       return store(out, i[0], ctx.readFlat(in, i[0]));
     });
   }
-  if (allPointwise(g)) collapseDims(ctx);
+  if (allPointwise(ctx, g)) collapseDims(ctx);
   for (const ir::Node* n : g.nodes) defineOutputs(ctx, *n);
   std::vector<Stmt> nests;
   for (const ir::Value* v : g.outputs) nests.push_back(storeAll(ctx, v));
@@ -128,7 +130,7 @@ Stmt lowerAnchored(LowerContext& ctx, const ir::Node& anchor) {
   });
   for (size_t k = 1; k < g.nodes.size(); ++k) {
     const ir::Node& n = *g.nodes[k];
-    if (loweringOf(n).emit) {
+    if (loweringOf(ctx, n).emit) {
       unsupported(n, strCat("it follows anchor '", anchor.name, "' in fused group ", g.name,
                             "; a group holds at most one anchor, first"));
     }
@@ -159,7 +161,7 @@ Stmt lowerAnchored(LowerContext& ctx, const ir::Node& anchor) {
     *slot = nullptr;
     return ctx.checked(seq(stores));
   };
-  return loweringOf(anchor).emit(ctx, anchor, storeFn);
+  return loweringOf(ctx, anchor).emit(ctx, anchor, storeFn);
 }
 
 }  // namespace
@@ -171,7 +173,7 @@ LoweredKernel lowerGroup(const FusedGroup& group, const std::string& symbol,
   LowerContext ctx(group, symbol, config);
   const ir::Node* anchor = nullptr;
   for (const ir::Node* n : group.nodes) {
-    if (loweringOf(*n).emit && anchor == nullptr) anchor = n;
+    if (loweringOf(ctx, *n).emit && anchor == nullptr) anchor = n;
   }
   if (anchor != nullptr && anchor != group.nodes.front()) {
     unsupported(*anchor, strCat("it is not the first node of fused group ", group.name,

@@ -16,7 +16,7 @@ using ir::OpClass;
 using ir::Value;
 
 OpClass classOf(const Node& node) {
-  const ir::OpDef* def = ir::findOp(node.op);
+  const ir::OpDef* def = ir::opsOf(node).find(node.op);
   return def ? def->opClass : OpClass::kOpaque;
 }
 

@@ -4,6 +4,7 @@
 #include <new>
 
 #include "commands.h"
+#include "config_file.h"
 #include "exit_codes.h"
 #include "kiln/runtime/artifact.h"
 #include "kiln/support/temp_path.h"
@@ -28,6 +29,7 @@ int runCommandLine(int argc, char** argv) {
   addInspectCommand(app);
   addCompareCommand(app);
   addRpcCommand(app);
+  addConfigOption(app);  // after the subcommands: each of them gets --config too
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

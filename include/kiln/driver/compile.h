@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -9,7 +10,11 @@
 
 namespace kiln::driver {
 
+class CompileContext;
+
 struct CompileOptions {
+  // The ops, lowerings and passes to compile with; null: kiln's own only.
+  std::shared_ptr<const CompileContext> context;
   std::string target;              // "" = the host CPU; else "llvm -mcpu=... -mattr=..."
   std::string executor = "graph";  // a kind of executorCodegens(): "graph"
   std::map<std::string, runtime::Shape> inputShapes;  // for symbolic or overridden input dims
@@ -33,12 +38,17 @@ struct NamedGraph {
   ir::Graph* graph;
 };
 
+// The context OPTIONS compile with (OPTIONS.context, or a shared one holding kiln's own tables).
+const CompileContext& contextOf(const CompileOptions& options);
+
 // Where --params external writes a model's weights: OUTPUT.params for a library of one model,
 // OUTPUT.MODEL.params when it holds several.
 std::string paramsPath(const std::string& outputPath, const std::string& model, size_t modelCount);
 
 // Compiles every model into one library (written atomically). Kernels identical between or within
-// models are emitted once. Throws kiln::Error for user-caused problems.
+// models are emitted once. A graph on the builtin op registry is moved to the context's (which
+// holds all of its ops); a graph made with another context's registry is refused. Throws
+// kiln::Error for user-caused problems.
 void compileGraphs(const std::vector<NamedGraph>& models, const std::string& outputPath,
                    const CompileOptions& options);
 // ONNX files: NAMES[i] names PATHS[i] (empty NAMES: one model, named options.modelName).

@@ -29,6 +29,8 @@ struct TensorType {
 };
 
 struct Node;
+class Graph;
+class OpRegistry;
 
 // An SSA value: a graph input, a constant (weights, folded values) or a node output.
 struct Value {
@@ -74,7 +76,8 @@ struct Node {
   std::vector<Value*> inputs;  // nullptr marks an omitted optional input
   std::vector<Value*> outputs;
   Attrs attrs;
-  int group = -1;  // fused group id, set by fuse-ops; -1 before fusion
+  int group = -1;                // fused group id, set by fuse-ops; -1 before fusion
+  const Graph* graph = nullptr;  // the graph that created it, whose ops() define its op
 };
 
 // Owns all values and nodes. nodes() is kept in topological order by every mutation.
@@ -123,6 +126,12 @@ class Graph {
   // True when V is a value owned by this graph (and not removed).
   bool owns(const Value* v) const { return owned_.count(v) != 0; }
 
+  // The registry this graph's ops come from (OpRegistry::builtin() unless set): a compile
+  // context's, so that ops added by its backends are known to the passes that meet them.
+  const OpRegistry& ops() const;
+  const std::shared_ptr<const OpRegistry>& opsPtr() const;
+  void setOps(std::shared_ptr<const OpRegistry> ops) { ops_ = std::move(ops); }
+
   std::string name = "main";
   int64_t opsetVersion = 13;
 
@@ -133,6 +142,7 @@ class Graph {
   std::vector<Value*> inputs_;
   std::vector<Value*> outputs_;
   std::unordered_set<const Value*> owned_;
+  std::shared_ptr<const OpRegistry> ops_;  // null: the builtin registry
 
   Value* newValue(const std::string& name);
   Node* createNode(size_t position, const std::string& op, const std::string& name,

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,14 +34,30 @@ struct OpDef {
   std::function<void(Node& node)> inferTypes;
 };
 
-// nullptr when the op is unknown.
+// A set of ops by name. The ops kiln defines form the shared builtin() registry, which never
+// changes; a compile context that adds ops (a backend's partition ops) extends a copy, so two
+// contexts never see each other's ops. A registry is filled before it is shared, then only read.
+class OpRegistry {
+ public:
+  static const std::shared_ptr<const OpRegistry>& builtin();
+
+  // A registry holding this one's ops, to add more to (the definitions are shared, not copied).
+  std::shared_ptr<OpRegistry> extended() const { return std::make_shared<OpRegistry>(*this); }
+  // Throws kiln::Error when an op of that name is already registered.
+  void add(OpDef def);
+  const OpDef* find(const std::string& name) const;  // nullptr when the op is unknown
+  std::vector<std::string> names() const;            // sorted
+
+ private:
+  std::map<std::string, std::shared_ptr<const OpDef>> ops_;
+};
+
+// Lookups in OpRegistry::builtin(), for tools and tests; passes ask the node's graph (opsOf).
 const OpDef* findOp(const std::string& name);
 std::vector<std::string> registeredOps();
 
-// Adds an op defined outside the IR layer (kiln.* ops of passes and backends). Throws kiln::Error
-// when an op of that name is already registered, so register once (check findOp first, or use a
-// function-local static). Thread-safe.
-void registerOp(OpDef def);
+// The registry NODE's ops come from: its graph's, or the builtin one for a node outside a graph.
+const OpRegistry& opsOf(const Node& node);
 
 // Runs the op's shape inference on NODE (after checking its input and output counts). Every error
 // is a kiln::Error whose message starts with the node's label ("Conv 'conv1': ...").

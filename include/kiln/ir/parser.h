@@ -16,7 +16,9 @@
 namespace kiln::ir {
 
 // Parses TEXT and runs type inference on every node. Throws kiln::Error whose message starts
-// with "line L:C: " (1-based) and says what was found and what was expected.
-std::unique_ptr<Graph> parseGraph(const std::string& text);
+// with "line L:C: " (1-based) and says what was found and what was expected. The graph's ops come
+// from OPS (null: the builtin registry).
+std::unique_ptr<Graph> parseGraph(const std::string& text,
+                                  std::shared_ptr<const OpRegistry> ops = nullptr);
 
 }  // namespace kiln::ir

@@ -31,7 +31,7 @@ LoweredKernel lowerGroup(const FusedGroup& group, const std::string& symbol,
 // or all of them together exceed kMaxLocalBytesPerKernel (lowerGroup runs it on every kernel).
 void checkLocalBuffers(const tir::PrimFunc& f);
 
-// The graph ops lowerGroup has kernels for, sorted.
+// The graph ops the builtin lowering table has kernels for, sorted.
 std::vector<std::string> loweredOps();
 
 }  // namespace kiln::kernel

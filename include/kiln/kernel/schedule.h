@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,8 @@
 #include "kiln/kernel/target_model.h"
 
 namespace kiln::kernel {
+
+class LoweringTable;
 
 // Local buffers (loop IR `allocate`) live on the stack of the thread running the kernel, because
 // nothing may be allocated on the heap inside run(). Every lowering tiles its local buffers so
@@ -28,6 +31,8 @@ struct ScheduleConfig {
   TargetModel target;    // registers, vector width and caches behind the default schedules
   bool parallel = true;  // mark outer loops parallel (the runtime's pool runs them)
   KnobOverrides knobs;   // from a schedule file or a tuner; empty: the analytical defaults
+  // The compile context's lowerings; null: LoweringTable::builtin().
+  std::shared_ptr<const LoweringTable> lowerings;
 };
 
 // One knob as a lowering declared it: the value it took and the integer range it accepts.

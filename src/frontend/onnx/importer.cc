@@ -29,7 +29,9 @@ std::string joined(const std::vector<std::string>& names) {
 class Importer {
  public:
   Importer(const ::onnx::ModelProto& model, const ImportOptions& opts)
-      : model_(model), opts_(opts), graph_(std::make_unique<ir::Graph>()) {}
+      : model_(model), opts_(opts), graph_(std::make_unique<ir::Graph>()) {
+    graph_->setOps(opts.ops);
+  }
 
   std::unique_ptr<ir::Graph> run() {
     const auto& g = model_.graph();
@@ -112,7 +114,7 @@ class Importer {
                          "', which kiln does not support; kiln supports the "
                          "default ONNX domain ('' or 'ai.onnx') only"));
     }
-    const ir::OpDef* def = ir::findOp(node.op_type());
+    const ir::OpDef* def = graph_->ops().find(node.op_type());
     if (def == nullptr || node.op_type().find('.') != std::string::npos) {
       throw Error(strCat(describe(node, name),
                          " is not supported by kiln; supported ops: ", joined(supportedOnnxOps())));

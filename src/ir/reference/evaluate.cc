@@ -50,6 +50,7 @@ std::optional<std::vector<NDArray>> evaluateExactly(const Node& node,
                                                     int64_t opset) {
   Graph scratch;
   scratch.opsetVersion = opset;
+  if (node.graph != nullptr) scratch.setOps(node.graph->opsPtr());
   std::vector<Value*> ins;
   for (size_t i = 0; i < inputs.size(); ++i) {
     bool given = node.inputs[i] != nullptr && inputs[i].defined();

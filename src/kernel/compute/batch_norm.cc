@@ -133,7 +133,7 @@ Stmt emitInstanceNorm(LowerContext& ctx, const ir::Node& node, const StoreFn& st
 
 }  // namespace
 
-void addBatchNormLowerings(LoweringTable& table) {
+void addBatchNormLowerings(LoweringMap& table) {
   table["BatchNormalization"].compute = batchNorm;
   table["LRN"].compute = lrn;
   table["LayerNormalization"].emit = emitLayerNorm;

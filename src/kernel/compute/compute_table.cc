@@ -1,4 +1,4 @@
-// The table of op lowerings and the helpers its families share.
+// The builtin table of op lowerings and the helpers its families share.
 #include "compute_table.h"
 
 #include "../index_math.h"
@@ -7,8 +7,8 @@
 namespace kiln::kernel {
 namespace {
 
-LoweringTable buildTable() {
-  LoweringTable t;
+std::shared_ptr<const LoweringTable> buildBuiltin() {
+  LoweringMap t;
   addElementwiseLowerings(t);
   addInjectiveLowerings(t);
   addConvLowerings(t);
@@ -18,26 +18,43 @@ LoweringTable buildTable() {
   addReduceLowerings(t);
   addBatchNormLowerings(t);
   addBlockedLayoutLowerings(t);
-  return t;
-}
-
-const LoweringTable& table() {
-  static const LoweringTable kTable = buildTable();
-  return kTable;
+  auto table = std::make_shared<LoweringTable>();
+  for (auto& [op, lowering] : t) {
+    table->add(op, std::make_shared<const OpLowering>(std::move(lowering)));
+  }
+  return table;
 }
 
 }  // namespace
 
-const OpLowering* findLowering(const std::string& op) {
-  auto it = table().find(op);
-  return it == table().end() ? nullptr : &it->second;
+const std::shared_ptr<const LoweringTable>& LoweringTable::builtin() {
+  static const auto* kBuiltin = new std::shared_ptr<const LoweringTable>(buildBuiltin());
+  return *kBuiltin;
 }
 
-std::vector<std::string> loweredOps() {
+void LoweringTable::add(const std::string& op, std::shared_ptr<const OpLowering> lowering) {
+  if (table_.count(op)) throw Error(strCat("op '", op, "' already has a lowering"));
+  KILN_CHECK(lowering != nullptr, "the lowering of '", op, "' is null");
+  table_.emplace(op, std::move(lowering));
+}
+
+std::shared_ptr<const OpLowering> elementwiseLowering(const ElementFn& f) {
+  return std::make_shared<const OpLowering>(pointwiseOp(f));
+}
+
+const OpLowering* LoweringTable::find(const std::string& op) const {
+  auto it = table_.find(op);
+  return it == table_.end() ? nullptr : it->second.get();
+}
+
+std::vector<std::string> LoweringTable::ops() const {
   std::vector<std::string> names;
-  for (const auto& [name, lowering] : table()) names.push_back(name);
+  names.reserve(table_.size());
+  for (const auto& [name, lowering] : table_) names.push_back(name);
   return names;
 }
+
+std::vector<std::string> loweredOps() { return LoweringTable::builtin()->ops(); }
 
 bool hasInput(const ir::Node& node, size_t i) {
   return i < node.inputs.size() && node.inputs[i] != nullptr;

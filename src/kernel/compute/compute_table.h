@@ -9,6 +9,7 @@
 
 #include "../lower_context.h"
 #include "kiln/kernel/lower.h"
+#include "kiln/kernel/lowering_table.h"
 
 namespace kiln::kernel {
 
@@ -26,20 +27,22 @@ struct OpLowering {
   bool flatCopy = false;
 };
 
-using LoweringTable = std::map<std::string, OpLowering>;
+// What the families fill; the builtin LoweringTable is made from it.
+using LoweringMap = std::map<std::string, OpLowering>;
 
-const OpLowering* findLowering(const std::string& op);
+// What the families fill; the builtin LoweringTable is made from it.
+using LoweringMap = std::map<std::string, OpLowering>;
 
 // One per family, each in its own file.
-void addElementwiseLowerings(LoweringTable& table);
-void addInjectiveLowerings(LoweringTable& table);
-void addConvLowerings(LoweringTable& table);
-void addPoolLowerings(LoweringTable& table);
-void addMatmulLowerings(LoweringTable& table);
-void addSoftmaxLowerings(LoweringTable& table);
-void addReduceLowerings(LoweringTable& table);
-void addBatchNormLowerings(LoweringTable& table);
-void addBlockedLayoutLowerings(LoweringTable& table);  // kiln.ConvBlocked, PoolBlocked, ...
+void addElementwiseLowerings(LoweringMap& table);
+void addInjectiveLowerings(LoweringMap& table);
+void addConvLowerings(LoweringMap& table);
+void addPoolLowerings(LoweringMap& table);
+void addMatmulLowerings(LoweringMap& table);
+void addSoftmaxLowerings(LoweringMap& table);
+void addReduceLowerings(LoweringMap& table);
+void addBatchNormLowerings(LoweringMap& table);
+void addBlockedLayoutLowerings(LoweringMap& table);  // kiln.ConvBlocked, PoolBlocked, ...
 
 // Helpers shared by the families.
 

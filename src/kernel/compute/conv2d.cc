@@ -353,7 +353,7 @@ Stmt emitConv(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn) {
 
 }  // namespace
 
-void addConvLowerings(LoweringTable& table) {
+void addConvLowerings(LoweringMap& table) {
   table["Conv"].emit = emitConv;
   table["ConvTranspose"].emit = emitConvTranspose;
 }

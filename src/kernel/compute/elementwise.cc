@@ -19,12 +19,12 @@ double attrF(const ir::Node& n, const char* name, double dflt) {
   return n.attrs.getFloat(name, dflt);
 }
 
-void unary(LoweringTable& t, const std::string& name,
+void unary(LoweringMap& t, const std::string& name,
            const std::function<Expr(const ir::Node&, const Expr&)>& f) {
   t[name] = pointwiseOp([f](const ir::Node& n, const Ins& in) { return f(n, in[0]); });
 }
 
-void binaryOp(LoweringTable& t, const std::string& name,
+void binaryOp(LoweringMap& t, const std::string& name,
               const std::function<Expr(const Expr&, const Expr&)>& f) {
   t[name] = pointwiseOp([f](const ir::Node&, const Ins& in) { return f(in[0], in[1]); });
 }
@@ -36,7 +36,7 @@ Expr requireFloat(const ir::Node& n, const Expr& x) {
   return x;
 }
 
-void floatUnary(LoweringTable& t, const std::string& name,
+void floatUnary(LoweringMap& t, const std::string& name,
                 const std::function<Expr(const ir::Node&, const Expr&)>& f) {
   unary(t, name, [f](const ir::Node& n, const Expr& x) { return f(n, requireFloat(n, x)); });
 }
@@ -121,7 +121,7 @@ Expr clipBound(const ir::Node& n, const Ins& in, size_t i, const char* attr, con
   return nullptr;
 }
 
-void addActivations(LoweringTable& t) {
+void addActivations(LoweringMap& t) {
   unary(t, "Relu", [](const ir::Node&, const Expr& x) { return max(x, c(0, x)); });
   floatUnary(t, "LeakyRelu", [](const ir::Node& n, const Expr& x) {
     return select(lt(x, c(0, x)), x * c(attrF(n, "alpha", 0.01), x), x);
@@ -183,7 +183,7 @@ void addActivations(LoweringTable& t) {
   });
 }
 
-void addMath(LoweringTable& t) {
+void addMath(LoweringMap& t) {
   floatUnary(t, "Exp", [](const ir::Node&, const Expr& x) { return fcall(Intrinsic::kExp, x); });
   floatUnary(t, "Log", [](const ir::Node&, const Expr& x) { return fcall(Intrinsic::kLog, x); });
   floatUnary(t, "Sqrt", [](const ir::Node&, const Expr& x) { return fcall(Intrinsic::kSqrt, x); });
@@ -248,7 +248,7 @@ void addMath(LoweringTable& t) {
   t["CastLike"] = castLike;
 }
 
-void addBinary(LoweringTable& t) {
+void addBinary(LoweringMap& t) {
   binaryOp(t, "Add", [](const Expr& a, const Expr& b) { return a + b; });
   binaryOp(t, "Sub", [](const Expr& a, const Expr& b) { return a - b; });
   binaryOp(t, "Mul", [](const Expr& a, const Expr& b) { return a * b; });
@@ -284,7 +284,7 @@ void addBinary(LoweringTable& t) {
 
 }  // namespace
 
-void addElementwiseLowerings(LoweringTable& table) {
+void addElementwiseLowerings(LoweringMap& table) {
   addActivations(table);
   addMath(table);
   addBinary(table);

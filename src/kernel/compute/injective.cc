@@ -276,7 +276,7 @@ std::vector<Accessor> splitOutputs(LowerContext& ctx, const ir::Node& n) {
 
 }  // namespace
 
-void addInjectiveLowerings(LoweringTable& table) {
+void addInjectiveLowerings(LoweringMap& table) {
   for (const char* name : {"Reshape", "Flatten", "Squeeze", "Unsqueeze"}) {
     OpLowering l = computeOp(reshapeRead);
     l.flatCopy = true;

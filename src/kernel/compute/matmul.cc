@@ -243,7 +243,7 @@ Stmt emitMatMul(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn)
 
 }  // namespace
 
-void addMatmulLowerings(LoweringTable& table) {
+void addMatmulLowerings(LoweringMap& table) {
   table["Gemm"].emit = emitGemm;
   table["MatMul"].emit = emitMatMul;
 }

@@ -144,7 +144,7 @@ Stmt emitGlobalPool(LowerContext& ctx, const ir::Node& node, const StoreFn& stor
 
 }  // namespace
 
-void addPoolLowerings(LoweringTable& table) {
+void addPoolLowerings(LoweringMap& table) {
   table["MaxPool"].emit = [](LowerContext& c, const ir::Node& n, const StoreFn& s) {
     if (n.attrs.getInt("storage_order", 0) != 0 && n.outputs.size() > 1) {
       unsupported(n, "storage_order=1 with an Indices output");

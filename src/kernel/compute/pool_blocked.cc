@@ -57,7 +57,7 @@ Stmt emitPoolBlocked(LowerContext& ctx, const ir::Node& node, const StoreFn& sto
 
 }  // namespace
 
-void addBlockedLayoutLowerings(LoweringTable& table) {
+void addBlockedLayoutLowerings(LoweringMap& table) {
   table["kiln.ConvBlocked"].emit = emitConvBlocked;
   table["kiln.PoolBlocked"].emit = emitPoolBlocked;
   table["kiln.LayoutTransform"] = layoutTransformLowering();

@@ -275,7 +275,7 @@ Stmt emitArg(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn) {
 
 }  // namespace
 
-void addReduceLowerings(LoweringTable& table) {
+void addReduceLowerings(LoweringMap& table) {
   for (const char* name :
        {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
         "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"}) {

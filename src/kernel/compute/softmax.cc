@@ -163,7 +163,7 @@ Stmt emitSoftmax(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn
 
 }  // namespace
 
-void addSoftmaxLowerings(LoweringTable& table) {
+void addSoftmaxLowerings(LoweringMap& table) {
   table["Softmax"].emit = [](LowerContext& c, const ir::Node& n, const StoreFn& s) {
     return emitSoftmax(c, n, s, Kind::kSoftmax);
   };

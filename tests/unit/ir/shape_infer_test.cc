@@ -320,13 +320,21 @@ TEST(RegistryTest, KnowsRequiredOpsAndClasses) {
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
 }
 
-TEST(RegistryTest, RegisterOpAndDuplicates) {
-  registerOp({.name = "test.Double", .opClass = OpClass::kElementwise, .inferTypes = [](Node& n) {
-                n.outputs[0]->type = n.inputs[0]->type;
-              }});
-  OneNode t;
-  EXPECT_EQ(t.infer("test.Double", {t.in(f32({3}))}), f32({3}));
-  EXPECT_THROW(registerOp({.name = "Relu", .inferTypes = [](Node&) {}}), Error);
+TEST(RegistryTest, ExtendedRegistriesAreSeparate) {
+  std::shared_ptr<OpRegistry> ops = OpRegistry::builtin()->extended();
+  ops->add({.name = "test.Double", .opClass = OpClass::kElementwise, .inferTypes = [](Node& n) {
+              n.outputs[0]->type = n.inputs[0]->type;
+            }});
+  EXPECT_THROW(ops->add({.name = "Relu", .inferTypes = [](Node&) {}}), Error);
+  EXPECT_EQ(ops->find("Relu"), OpRegistry::builtin()->find("Relu"));  // shared, not copied
+  EXPECT_EQ(OpRegistry::builtin()->find("test.Double"), nullptr);
+
+  OneNode extended;
+  extended.g.setOps(ops);
+  EXPECT_EQ(extended.infer("test.Double", {extended.in(f32({3}))}), f32({3}));
+  OneNode plain;  // another graph, on the builtin registry, does not know the op
+  std::string e = plain.error("test.Double", {plain.in(f32({3}))});
+  EXPECT_NE(e.find("'test.Double' is not a known op"), std::string::npos) << e;
 }
 
 TEST(RegistryTest, GenericChecks) {

@@ -15,6 +15,8 @@ struct ImportOptions {
   // Shapes for inputs with symbolic or unknown dims, or to pin a dynamic model to one shape.
   // A shape must agree with every fixed dim the model declares.
   std::map<std::string, runtime::Shape> inputShapes;
+  // The registry the graph's ops come from (a compile context's); null: the builtin one.
+  std::shared_ptr<const ir::OpRegistry> ops;
 };
 
 // Reads, validates and imports the model at PATH. Throws kiln::Error when the file is missing or
