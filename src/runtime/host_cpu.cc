@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "kiln/support/error.h"
+#include "kiln/support/split.h"
 
 namespace kiln::runtime {
 namespace {
@@ -86,12 +87,7 @@ std::string hostArch() {
 
 std::vector<std::string> missingCpuFeatures(const std::string& features) {
   std::vector<std::string> missing;
-  size_t start = 0;
-  while (start < features.size()) {
-    size_t end = features.find(',', start);
-    if (end == std::string::npos) end = features.size();
-    std::string entry = features.substr(start, end - start);
-    start = end + 1;
+  for (const std::string& entry : splitOn(features, ',')) {
     if (entry.size() < 2 || entry[0] != '+') continue;
     for (const auto& [name, present] : queryableFeatures()) {
       if (name == entry.substr(1) && !present) missing.push_back(name);

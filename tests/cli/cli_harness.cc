@@ -12,8 +12,12 @@
 
 namespace kiln::test {
 
-CommandResult runKiln(const std::string& args) {
-  std::string cmd = std::string(KILN_BIN) + " " + args + " 2>&1";
+CommandResult runKiln(const std::string& args, const std::string& environment) {
+  return runShell(environment + " " + std::string(KILN_BIN) + " " + args);
+}
+
+CommandResult runShell(const std::string& command) {
+  std::string cmd = command + " 2>&1";
   CommandResult result;
   FILE* pipe = popen(cmd.c_str(), "r");
   if (pipe == nullptr) return result;

@@ -10,8 +10,11 @@ struct CommandResult {
   std::string output;  // stdout and stderr together
 };
 
-// Runs `kiln ARGS` through the shell (ARGS is shell text) and waits for it.
-CommandResult runKiln(const std::string& args);
+// Runs COMMAND (shell text, stderr included) and waits for it.
+CommandResult runShell(const std::string& command);
+// Runs `kiln ARGS` through the shell (ARGS is shell text) and waits for it; ENVIRONMENT, when
+// given, is prefixed as shell assignments ("NAME=value ...").
+CommandResult runKiln(const std::string& args, const std::string& environment = "");
 // A fresh empty folder under the test binary's directory, named after the running test.
 std::string scratchDir();
 // Writes SCRIPT to DIR/NAME.py and runs it with /usr/bin/python3 (which has numpy and onnx);

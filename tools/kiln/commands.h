@@ -3,14 +3,18 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <memory>
 #include <string>
+
+#include "kiln/driver/context.h"
 
 namespace kiln::cli {
 
-void addCompileCommand(CLI::App& app);
+// The commands that compile do so with CONTEXT, the invocation's own (with its extensions).
+void addCompileCommand(CLI::App& app, std::shared_ptr<const driver::CompileContext> context);
 void addRunCommand(CLI::App& app);
 void addInspectCommand(CLI::App& app);
-void addCompareCommand(CLI::App& app);
+void addCompareCommand(CLI::App& app, std::shared_ptr<const driver::CompileContext> context);
 void addRpcCommand(CLI::App& app);
 // `kiln rpc tracker` and `kiln rpc status`, under the rpc command.
 void addRpcTrackerCommands(CLI::App* rpc);

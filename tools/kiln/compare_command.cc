@@ -93,8 +93,9 @@ void runCompare(const CompareArgs& args) {
 
 }  // namespace
 
-void addCompareCommand(CLI::App& app) {
+void addCompareCommand(CLI::App& app, std::shared_ptr<const driver::CompileContext> context) {
   auto args = std::make_shared<CompareArgs>();
+  args->options.context = std::move(context);
   CLI::App* cmd = app.add_subcommand(
       "compare",
       "Check a compiled model node by node against a plain reference implementation of each "

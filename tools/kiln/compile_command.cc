@@ -67,8 +67,9 @@ void runCompile(const CompileArgs& args) {
 
 }  // namespace
 
-void addCompileCommand(CLI::App& app) {
+void addCompileCommand(CLI::App& app, std::shared_ptr<const driver::CompileContext> context) {
   auto args = std::make_shared<CompileArgs>();
+  args->options.context = std::move(context);
   CLI::App* cmd = app.add_subcommand("compile", "Compile ONNX models into one library");
   cmd->add_option("models", args->models,
                   "The ONNX model files; several go into one library, each under its own "

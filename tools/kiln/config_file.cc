@@ -16,7 +16,7 @@ std::string scalarText(const Json& v, const std::string& key) {
   if (v.isString()) return v.asString();
   if (v.isBool()) return v.asBool() ? "true" : "false";
   if (v.isNumber()) return v.dump();
-  throw CLI::ConfigError(strCat("--config: '", key, "' has the value ", v.dump(),
+  throw CLI::FileError(strCat("--config: '", key, "' has the value ", v.dump(),
                                 "; expected a string, number, boolean or an array of them"));
 }
 
@@ -39,10 +39,10 @@ class JsonConfig : public CLI::Config {
     try {
       root = Json::parse(text);
     } catch (const Error& e) {
-      throw CLI::ConfigError(strCat("--config: the file is not valid JSON: ", e.what()));
+      throw CLI::FileError(strCat("--config: the file is not valid JSON: ", e.what()));
     }
     if (!root.isObject()) {
-      throw CLI::ConfigError(
+      throw CLI::FileError(
           "--config: expected a JSON object of subcommands, e.g. {\"compile\": {\"opt-level\": "
           "2}}");
     }
@@ -68,14 +68,14 @@ class JsonConfig : public CLI::Config {
       if (value.isObject()) {
         const CLI::App* sub = findSubcommand(app, key);
         if (sub == nullptr) {
-          throw CLI::ConfigError(strCat("--config: ", where, " has no subcommand '", key, "'"));
+          throw CLI::FileError(strCat("--config: ", where, " has no subcommand '", key, "'"));
         }
         walk(*sub, value, path, items);
         continue;
       }
       const CLI::Option* opt = app.get_option_no_throw("--" + key);
       if (opt == nullptr || !opt->get_configurable()) {
-        throw CLI::ConfigError(strCat("--config: ", where, " has no option --", key,
+        throw CLI::FileError(strCat("--config: ", where, " has no option --", key,
                                       " that a file may set; its options: ", optionList(app)));
       }
       CLI::ConfigItem item;

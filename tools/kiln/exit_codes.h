@@ -10,11 +10,12 @@ namespace kiln::cli {
 
 enum ExitCode : int {
   kExitOk = 0,
-  kExitDiverged = 1,  // kiln compare: the compiled model diverges from the reference
-  kExitUsage = 2,     // the command line is wrong: unknown option, bad value, clashing paths
-  kExitCompile = 3,   // kiln compile could not compile the model
-  kExitRuntime = 4,   // run/inspect: the artifact, the inputs or the model's data are wrong
-  kExitInternal = 5,  // a bug in kiln
+  kExitDiverged = 1,   // kiln compare: the compiled model diverges from the reference
+  kExitUsage = 2,      // the command line is wrong: unknown option, bad value, clashing paths
+  kExitCompile = 3,    // kiln compile could not compile the model
+  kExitRuntime = 4,    // run/inspect: the artifact, the inputs or the model's data are wrong
+  kExitInternal = 5,   // a bug in kiln
+  kExitExtension = 6,  // an extension (--extension, KILN_EXTENSION_PATH) could not be loaded
 };
 
 // A mistake in the command line found after parsing (paths that clash, a name the model does not

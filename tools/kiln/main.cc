@@ -1,12 +1,17 @@
-// The `kiln` command line: compile, run, inspect and compare models.
+// The `kiln` executable: loads the invocation's extensions, builds the command line, runs the
+// subcommand and maps every error to its exit status.
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <new>
+#include <string>
+#include <vector>
 
+#include "command_line.h"
 #include "commands.h"
-#include "config_file.h"
+#include "completion.h"
 #include "exit_codes.h"
-#include "kiln/runtime/artifact.h"
+#include "extension_options.h"
 #include "kiln/support/temp_path.h"
 
 namespace {
@@ -16,20 +21,41 @@ int failureCode(const CLI::App& app) {
   return app.got_subcommand("compile") ? kiln::cli::kExitCompile : kiln::cli::kExitRuntime;
 }
 
+// `kiln __complete CWORD WORDS...` (what the completion script runs): prints the candidates, one
+// per line. Completion must never print errors into the user's prompt, so failures print nothing.
+int complete(CLI::App& app, int argc, char** argv) {
+  using namespace kiln::cli;
+  try {
+    std::vector<std::string> words(argv + 3, argv + argc);
+    std::vector<const char*> wordPointers;
+    wordPointers.reserve(words.size());
+    for (const std::string& w : words) wordPointers.push_back(w.c_str());
+    buildCommandLine(app, loadContext(extensionPaths(std::getenv("KILN_EXTENSION_PATH"),
+                                                     static_cast<int>(wordPointers.size()),
+                                                     wordPointers.data())));
+    size_t cword = std::stoul(argv[2]);
+    for (const std::string& c : completions(app, words, cword)) std::cout << c << "\n";
+  } catch (const std::exception&) {
+    // no candidates: the shell falls back to file names
+  }
+  return kiln::cli::kExitOk;
+}
+
 // Parses the command line and runs the subcommand; an error becomes a message and an exit status.
 int runCommandLine(int argc, char** argv) {
   using namespace kiln::cli;
   // An interrupted compile or run leaves no temporary files or folders behind.
   kiln::removeTempPathsOnSignals();
   CLI::App app{"kiln: compile ONNX models into one shared library and run them"};
-  app.set_version_flag("--version", kiln::runtime::producerVersion());
-  app.require_subcommand(1);
-  addCompileCommand(app);
-  addRunCommand(app);
-  addInspectCommand(app);
-  addCompareCommand(app);
-  addRpcCommand(app);
-  addConfigOption(app);  // after the subcommands: each of them gets --config too
+  if (argc >= 3 && std::string(argv[1]) == kCompleteCommand) return complete(app, argc, argv);
+  std::shared_ptr<kiln::driver::CompileContext> context;
+  try {
+    context = loadContext(extensionPaths(std::getenv("KILN_EXTENSION_PATH"), argc, argv));
+  } catch (const ExtensionError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitExtension;
+  }
+  buildCommandLine(app, context);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

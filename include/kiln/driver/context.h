@@ -7,13 +7,14 @@
 #include <string>
 
 #include "kiln/driver/pipeline.h"
+#include "kiln/extension/extensions.h"
 #include "kiln/ir/op_registry.h"
 #include "kiln/kernel/lowering_table.h"
 
 namespace kiln::driver {
 
-// Set up a context (add ops, lowerings and passes), then compile with it, from any number of
-// threads; adding to a context while it compiles is not allowed.
+// Set up a context (load extensions, add ops, lowerings and passes), then compile with it, from any
+// number of threads; adding to a context while it compiles is not allowed.
 class CompileContext {
  public:
   // kiln's own ops, lowerings and passes.
@@ -30,10 +31,15 @@ class CompileContext {
   void addLowering(const std::string& op, std::shared_ptr<const kernel::OpLowering> lowering);
   Pipeline& pipeline() { return pipeline_; }
 
+  // The extensions this context loaded (ExtensionSet::load) and the backends they added.
+  extension::ExtensionSet& extensions() { return extensions_; }
+  const extension::ExtensionSet& extensions() const { return extensions_; }
+
  private:
   std::shared_ptr<const ir::OpRegistry> ops_;
   std::shared_ptr<const kernel::LoweringTable> lowerings_;
   Pipeline pipeline_;
+  extension::ExtensionSet extensions_;
 };
 
 }  // namespace kiln::driver

@@ -9,21 +9,12 @@
 #include <filesystem>
 
 #include "kiln/support/error.h"
+#include "kiln/support/split.h"
 
 namespace kiln::runtime::rpc {
 namespace {
 
-std::vector<std::string> components(const std::string& path) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (start <= path.size()) {
-    size_t slash = path.find('/', start);
-    if (slash == std::string::npos) slash = path.size();
-    parts.push_back(path.substr(start, slash - start));
-    start = slash + 1;
-  }
-  return parts;
-}
+std::vector<std::string> components(const std::string& path) { return splitOn(path, '/'); }
 
 }  // namespace
 
