@@ -17,7 +17,7 @@ std::string scalarText(const Json& v, const std::string& key) {
   if (v.isBool()) return v.asBool() ? "true" : "false";
   if (v.isNumber()) return v.dump();
   throw CLI::FileError(strCat("--config: '", key, "' has the value ", v.dump(),
-                                "; expected a string, number, boolean or an array of them"));
+                              "; expected a string, number, boolean or an array of them"));
 }
 
 std::string optionList(const CLI::App& app) {
@@ -76,7 +76,7 @@ class JsonConfig : public CLI::Config {
       const CLI::Option* opt = app.get_option_no_throw("--" + key);
       if (opt == nullptr || !opt->get_configurable()) {
         throw CLI::FileError(strCat("--config: ", where, " has no option --", key,
-                                      " that a file may set; its options: ", optionList(app)));
+                                    " that a file may set; its options: ", optionList(app)));
       }
       CLI::ConfigItem item;
       item.parents = parents;
