@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "cli_harness.h"
+#include "kiln/support/error.h"
 
 namespace kiln::test {
 namespace {
@@ -58,9 +59,7 @@ TEST(CliConfig, MistakesInTheFileAreUsageErrors) {
            {R"({"rpc": {"server": {"prot": 9000}}})", "'rpc.server' has no option --prot"},
        }) {
     std::string cfg = writeConfig(dir, c.json);
-    std::string args = "compile " + model;
-    args += " -o " + dir + "/x.so --config " + cfg;
-    CommandResult r = runKiln(args);
+    CommandResult r = runKiln(strCat("compile ", model, " -o ", dir, "/x.so --config ", cfg));
     EXPECT_EQ(r.exitCode, 2) << c.json << "\n" << r.output;
     EXPECT_NE(r.output.find(c.expected), std::string::npos) << c.json << "\n" << r.output;
     EXPECT_FALSE(fs::exists(dir + "/x.so")) << c.json;

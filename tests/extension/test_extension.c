@@ -16,6 +16,8 @@ static const KilnTargetAttr kAttrs[] = {
 #endif
 };
 
+/* The C ABI's names, snake_case: */
+/* NOLINTBEGIN(readability-identifier-naming) */
 uint32_t kiln_extension_api_version(void) { return TEST_API_VERSION; }
 
 int32_t kiln_extension_register(const KilnExtensionHost* host, KilnExtensionRegistrar* r) {
@@ -28,3 +30,4 @@ int32_t kiln_extension_register(const KilnExtensionHost* host, KilnExtensionRegi
   return host->add_backend(r, &backend) == 0 ? 0 : 1;
 #endif
 }
+/* NOLINTEND(readability-identifier-naming) */
