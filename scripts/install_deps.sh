@@ -12,7 +12,7 @@ packages=(
   llvm-19-dev lld-19 libzstd-dev zlib1g-dev
   clang-19 libfuzzer-19-dev libclang-rt-19-dev clang-format-14 clang-tidy-14
   libonnx-dev libprotobuf-dev protobuf-compiler
-  libcli11-dev
+  libcli11-dev libdnnl-dev
   python3 python3-numpy python3-onnx python3-torch python3-torchvision python3-pytest
   libonnx-testdata
   qemu-user g++-aarch64-linux-gnu openssh-server openssh-client

@@ -12,6 +12,7 @@
 #include "kiln/driver/kernel_pool.h"
 #include "kiln/driver/materialize_outputs.h"
 #include "kiln/driver/model_signature.h"
+#include "kiln/driver/offload_target.h"
 #include "kiln/driver/static_header.h"
 #include "kiln/driver/target_model.h"
 #include "kiln/frontend/onnx/importer.h"
@@ -80,6 +81,10 @@ void dumpKernels(const std::string& dir, const std::vector<kernel::LoweredKernel
                  const std::string& executor, const Json& metadata) {
   std::string text, schedules;
   for (const kernel::LoweredKernel& k : kernels) {
+    if (k.offload) {
+      text += strCat("// ", k.func.name, ": offloaded to backend '", k.offload->backend, "'\n\n");
+      continue;
+    }
     text += tir::printPrimFunc(k.func) + "\n";
     schedules += kernel::scheduleRecord(k.schedule) + "\n";
   }
@@ -131,7 +136,8 @@ void adoptOps(ir::Graph& graph, const CompileContext& context) {
 }
 
 ModelPart compileModel(const NamedGraph& named, const CompileOptions& options,
-                       const kernel::ScheduleConfig& config, const std::string& dumpDir,
+                       const kernel::ScheduleConfig& config,
+                       const std::vector<OffloadStep>& offloads, const std::string& dumpDir,
                        KernelPool& pool, std::vector<codegen::EntryFunction>& entries) {
   ir::Graph& graph = *named.graph;
   if (!dumpDir.empty()) makeDirectories(dumpDir);
@@ -139,11 +145,19 @@ ModelPart compileModel(const NamedGraph& named, const CompileOptions& options,
   for (const ir::Value* v : graph.outputs()) outputNames.push_back(v->name);
   const CompileContext& context = contextOf(options);
   adoptOps(graph, context);
-  ir::runPasses(graph, context.pipeline().passes(options.optLevel, {config.target.lanes}), dumpDir);
+  PassTarget passTarget{config.target.lanes, offloads, {}};
+  if (options.onOffload) {
+    passTarget.onOffload = [&](const transform::OffloadRecord& r) {
+      options.onOffload(named.name, r);
+    };
+  }
+  ir::runPasses(graph, context.pipeline().passes(options.optLevel, passTarget), dumpDir);
   materializeOutputs(graph);
   std::vector<ir::FusedGroup> groups = ir::collectGroups(graph);
   std::vector<kernel::LoweredKernel> kernels = lowerAll(groups, named.name, config);
-  for (kernel::LoweredKernel& k : kernels) pool.add(k);
+  for (kernel::LoweredKernel& k : kernels) {
+    if (!k.offload) pool.add(k);
+  }
   transform::MemoryPlan plan = transform::planMemory(graph, groups);
 
   LoweredModel lowered{named.name, graph, groups, kernels, plan, outputNames};
@@ -183,8 +197,11 @@ void compileGraphs(const std::vector<NamedGraph>& models, const std::string& out
   names.reserve(models.size());
   for (const NamedGraph& m : models) names.push_back(m.name);
   checkOptions(options, names);
-  codegen::Target target =
-      options.target.empty() ? codegen::Target::host() : codegen::Target::parse(options.target);
+  CompositeTarget composite = splitTarget(options.target);
+  std::vector<OffloadStep> offloads =
+      offloadSteps(contextOf(options), composite.backends, options.backendAttrs);
+  codegen::Target target = composite.codegen.empty() ? codegen::Target::host()
+                                                     : codegen::Target::parse(composite.codegen);
   kernel::ScheduleConfig config;
   config.target = targetModelOf(target);
   config.lowerings = contextOf(options).lowerings();
@@ -201,7 +218,7 @@ void compileGraphs(const std::vector<NamedGraph>& models, const std::string& out
   for (const NamedGraph& named : models) {
     std::string dumpDir = options.dumpIrDir;
     if (!dumpDir.empty() && models.size() > 1) dumpDir += "/" + named.name;
-    parts.push_back(compileModel(named, options, config, dumpDir, pool, entries));
+    parts.push_back(compileModel(named, options, config, offloads, dumpDir, pool, entries));
     artifact.models.push_back(parts.back().model);
   }
 

@@ -84,7 +84,14 @@ GraphExecutorModel buildGraphMetadata(const ir::Graph& graph,
     for (const ir::Value* v : k.args) args.push(table.id(v));
     Json call;
     call["name"] = groups[i].name;
-    call["symbol"] = k.func.name;
+    if (k.offload) {
+      Json offload;
+      offload["backend"] = k.offload->backend;
+      offload["payload"] = k.offload->payload;
+      call["offload"] = std::move(offload);
+    } else {
+      call["symbol"] = k.func.name;
+    }
     call["args"] = std::move(args);
     call["num_outputs"] = static_cast<int64_t>(groups[i].outputs.size());
     call["ops"] = groupOps(groups[i]);

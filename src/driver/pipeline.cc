@@ -14,13 +14,25 @@ PipelineEntry plain(const std::string& name, int minOptLevel) {
           [name](ir::Graph& g, const PassTarget& t) { transform::findPass(name, t.lanes).run(g); }};
 }
 
+void partition(ir::Graph& g, const PassTarget& t) {
+  for (const OffloadStep& step : t.offloads) {
+    for (const PipelineEntry& e : step.before) e.run(g, t);
+    for (const transform::OffloadRecord& r : transform::partitionGraph(g, step.backend)) {
+      if (t.onOffload) t.onOffload(r);
+    }
+    for (const PipelineEntry& e : step.after) e.run(g, t);
+  }
+}
+
 }  // namespace
 
 Pipeline Pipeline::builtin() {
   Pipeline p;
   for (const char* name : {"fold-constants", "simplify"}) p.entries_.push_back(plain(name, 1));
-  for (const char* name : {"fold-batch-norm", "fuse-layer-norm", "convert-layout", "pack-matmul"})
+  for (const char* name : {"fold-batch-norm", "fuse-layer-norm"})
     p.entries_.push_back(plain(name, 2));
+  p.entries_.push_back({"partition", 0, partition});
+  for (const char* name : {"convert-layout", "pack-matmul"}) p.entries_.push_back(plain(name, 2));
   for (const char* name : {"fuse-ops", "concat-in-place"}) p.entries_.push_back(plain(name, 3));
   return p;
 }
@@ -30,8 +42,12 @@ size_t Pipeline::indexOf(const std::string& anchor) const {
     if (entries_[i].name == anchor) return i;
   }
   std::string known;
-  for (const PipelineEntry& e : entries_) known += (known.empty() ? "" : ", ") + e.name;
+  for (const std::string& name : names()) known += (known.empty() ? "" : ", ") + name;
   throw Error(strCat("pass '", anchor, "' is not in the pipeline; its passes are ", known));
+}
+
+const PipelineEntry& Pipeline::entry(const std::string& name) const {
+  return entries_[indexOf(name)];
 }
 
 void Pipeline::insertAt(size_t position, PipelineEntry entry) {

@@ -65,8 +65,50 @@ TargetAttr copyAttr(const KilnTargetAttr& a, const std::string& backend) {
   return attr;
 }
 
+std::vector<std::string> copyNames(const char* const* names, uint32_t count,
+                                   const std::string& what) {
+  if (count > 0 && names == nullptr) throw Error(strCat(what, " counts ", count, " but has none"));
+  std::vector<std::string> out;
+  for (uint32_t i = 0; i < count; ++i) {
+    if (names[i] == nullptr || names[i][0] == '\0') throw Error(strCat(what, " has an empty name"));
+    out.emplace_back(names[i]);
+  }
+  return out;
+}
+
+void copyPartitioning(const KilnBackend& b, Backend& backend) {
+  std::string label = strCat("backend '", backend.name, "'");
+  if (b.num_patterns > 0 && b.patterns == nullptr) {
+    throw Error(strCat(label, " counts ", b.num_patterns, " patterns but has none"));
+  }
+  for (uint32_t i = 0; i < b.num_patterns; ++i) {
+    const KilnPattern& p = b.patterns[i];
+    if (!isName(p.name, false)) {
+      throw Error(strCat(label, ": pattern ", i, " is named '", p.name ? p.name : "(null)",
+                         "'; expected [a-z][a-z0-9_]*"));
+    }
+    Pattern pattern;
+    pattern.name = p.name;
+    pattern.chainText = p.chain != nullptr ? p.chain : "";
+    try {
+      pattern.chain = transform::parseChain(pattern.chainText);
+    } catch (const Error& e) {
+      throw Error(strCat(label, ": pattern '", pattern.name, "': ", e.what()));
+    }
+    pattern.predicate = p.predicate;
+    backend.patterns.push_back(std::move(pattern));
+  }
+  if (!backend.patterns.empty() && b.compile == nullptr) {
+    throw Error(strCat(label, " has patterns but no compile function"));
+  }
+  backend.compile = b.compile;
+  backend.userData = b.user_data;
+  backend.passesBefore = copyNames(b.passes_before, b.num_passes_before, label + " passes_before");
+  backend.passesAfter = copyNames(b.passes_after, b.num_passes_after, label + " passes_after");
+}
+
 Backend copyBackend(const KilnBackend& b, const std::string& file) {
-  constexpr size_t kV1Size = offsetof(KilnBackend, num_attrs) + sizeof(uint32_t);
+  constexpr size_t kV1Size = sizeof(KilnBackend);
   if (b.struct_size < kV1Size) {
     throw Error(strCat("a backend's struct_size is ", b.struct_size, "; expected at least ",
                        kV1Size, " (sizeof(KilnBackend))"));
@@ -98,6 +140,7 @@ Backend copyBackend(const KilnBackend& b, const std::string& file) {
     }
     backend.attrs.push_back(std::move(attr));
   }
+  copyPartitioning(b, backend);
   return backend;
 }
 

@@ -29,6 +29,7 @@ std::shared_ptr<const OpRegistry> buildBuiltin() {
   ops::registerSplitOps(add);
   ops::registerBlockOps(add);
   ops::registerBlockedLayoutOps(add);
+  ops::registerOffloadOps(add);
   return reg;
 }
 

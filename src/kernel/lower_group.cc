@@ -10,6 +10,7 @@
 #include "kiln/tir/verifier.h"
 #include "loop_builder.h"
 #include "lower_context.h"
+#include "lower_offload.h"
 
 namespace kiln::kernel {
 namespace {
@@ -170,6 +171,7 @@ LoweredKernel lowerGroup(const FusedGroup& group, const std::string& symbol,
                          const ScheduleConfig& config) {
   KILN_CHECK(!group.nodes.empty(), "fused group ", group.name, " has no nodes");
   KILN_CHECK(!group.outputs.empty(), "fused group ", group.name, " has no outputs");
+  if (group.nodes.front()->op == "kiln.Offload") return lowerOffload(group, symbol);
   LowerContext ctx(group, symbol, config);
   const ir::Node* anchor = nullptr;
   for (const ir::Node* n : group.nodes) {

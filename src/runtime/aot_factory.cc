@@ -5,7 +5,8 @@
 
 namespace kiln::runtime {
 
-Module makeAotFactory(const std::shared_ptr<SharedLibrary>& library, const ArtifactModel& model) {
+Module makeAotFactory(const std::shared_ptr<SharedLibrary>& library, const ArtifactModel& model,
+                      OffloadRuntimes* /*offloads*/) {
   std::shared_ptr<const AotPlan> plan = parseAotPlan(model.metadata, library, model.name);
   auto spec = std::make_shared<FactorySpec>();
   spec->typeKey = "aot_factory";

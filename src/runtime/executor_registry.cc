@@ -15,10 +15,11 @@ const std::vector<ExecutorKind>& executorKinds() {
   return kKinds;
 }
 
-Module makeFactory(const std::shared_ptr<SharedLibrary>& library, const ArtifactModel& model) {
+Module makeFactory(const std::shared_ptr<SharedLibrary>& library, const ArtifactModel& model,
+                   OffloadRuntimes& offloads) {
   std::string known;
   for (const ExecutorKind& kind : executorKinds()) {
-    if (model.executor == kind.name) return kind.makeFactory(library, model);
+    if (model.executor == kind.name) return kind.makeFactory(library, model, &offloads);
     known += strCat(known.empty() ? "" : ", ", kind.name);
   }
   throw Error(strCat("model '", model.name, "' uses the '", model.executor,

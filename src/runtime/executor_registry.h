@@ -10,13 +10,14 @@
 #include "kiln/runtime/artifact.h"
 #include "kiln/runtime/module.h"
 #include "kiln/runtime/shared_library.h"
+#include "offload_runtimes.h"
 
 namespace kiln::runtime {
 
 // Builds the factory module of one model: validates its metadata against LIBRARY (resolving
 // symbols) and binds its embedded weights.
 using FactoryConstructor = Module (*)(const std::shared_ptr<SharedLibrary>& library,
-                                      const ArtifactModel& model);
+                                      const ArtifactModel& model, OffloadRuntimes* offloads);
 
 struct ExecutorKind {
   const char* name;
@@ -26,6 +27,8 @@ struct ExecutorKind {
 const std::vector<ExecutorKind>& executorKinds();
 
 // The factory for MODEL; throws kiln::Error naming the executor and the kinds this runtime knows.
-Module makeFactory(const std::shared_ptr<SharedLibrary>& library, const ArtifactModel& model);
+// OFFLOADS finds the runtimes of the backends its kernels are offloaded to.
+Module makeFactory(const std::shared_ptr<SharedLibrary>& library, const ArtifactModel& model,
+                   OffloadRuntimes& offloads);
 
 }  // namespace kiln::runtime

@@ -220,7 +220,13 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
 
   void callKernel(size_t k) override {
     const GraphKernel& kernel = plan_->kernels[k];
-    int32_t status = kernel.fn(args_.data() + argStart_[k]);
+    void* const* args = args_.data() + argStart_[k];
+    int32_t status = kernel.offload ? kernel.offload->run(args) : kernel.fn(args);
+    if (status != 0 && kernel.offload) {
+      throw Error(strCat("run(): model '", plan_->model, "': kernel '", kernel.name,
+                         "' (offloaded to backend '", kernel.offload->backend(),
+                         "') stopped with status ", status));
+    }
     if (status != 0) {
       throw Error(strCat("run(): model '", plan_->model, "': kernel '", kernel.name, "' (symbol '",
                          kernel.symbol, "') stopped: ", kernelStatusText(status)));

@@ -6,8 +6,10 @@
 
 namespace kiln::runtime {
 
-Module makeGraphFactory(const std::shared_ptr<SharedLibrary>& library, const ArtifactModel& model) {
-  std::shared_ptr<const GraphPlan> plan = parseGraphPlan(model.metadata, library, model.name);
+Module makeGraphFactory(const std::shared_ptr<SharedLibrary>& library, const ArtifactModel& model,
+                        OffloadRuntimes* offloads) {
+  std::shared_ptr<const GraphPlan> plan =
+      parseGraphPlan(model.metadata, library, model.name, offloads);
   auto spec = std::make_shared<FactorySpec>();
   spec->typeKey = "graph_factory";
   spec->model = model.name;

@@ -5,6 +5,7 @@
 #include <limits>
 #include <set>
 
+#include "kiln/support/base64.h"
 #include "kiln/support/error.h"
 
 namespace kiln::runtime {
@@ -44,6 +45,22 @@ class PlanReader {
   }
 
   const std::string& where() const { return where_; }
+
+  // Makes the offloaded kernels ready, once the metadata is known to be valid.
+  void createOffloads(OffloadRuntimes* offloads) {
+    for (const OffloadSpec& s : offloadSpecs_) {
+      GraphKernel& k = plan_.kernels[s.kernel];
+      if (offloads == nullptr) {
+        throw Error(strCat("kernel '", k.name, "' is offloaded to backend '", s.backend,
+                           "', but no backend runtimes were given to load it with"));
+      }
+      try {
+        k.offload = offloads->create(s.backend, s.payload);
+      } catch (const Error& e) {
+        throw Error(strCat("kernel '", k.name, "': ", e.what()));
+      }
+    }
+  }
 
  private:
   static size_t nonNegative(const Json& j, const char* what) {
@@ -164,13 +181,26 @@ class PlanReader {
       k.name = kernels[i].at("name").asString();
       where_ = strCat("kernels[", i, "].args");
       for (const Json& a : kernels[i].at("args").asArray()) k.args.push_back(tensorId(a));
-      where_ = strCat("kernels[", i, "].symbol");
-      k.symbol = kernels[i].at("symbol").asString();
-      k.fn = reinterpret_cast<KilnKernelFn>(plan_.library->getSymbol(k.symbol));
+      if (kernels[i].contains("offload")) {
+        readOffload(kernels[i].at("offload"), i, k);
+      } else {
+        where_ = strCat("kernels[", i, "].symbol");
+        k.symbol = kernels[i].at("symbol").asString();
+        k.fn = reinterpret_cast<KilnKernelFn>(plan_.library->getSymbol(k.symbol));
+      }
       readProfileFields(kernels[i], i, k);
       plan_.totalArgs += k.args.size();
       plan_.kernels.push_back(std::move(k));
     }
+  }
+
+  void readOffload(const Json& j, size_t i, GraphKernel& k) {
+    where_ = strCat("kernels[", i, "].offload.backend");
+    std::string backend = j.at("backend").asString();
+    where_ = strCat("kernels[", i, "].offload.payload");
+    std::string payload = base64Decode(j.at("payload").asString(), "the payload");
+    k.symbol = "offload:" + backend;
+    offloadSpecs_.push_back({plan_.kernels.size(), backend, std::move(payload)});
   }
 
   // What profiles show of a kernel; optional, so metadata without them still loads.
@@ -194,6 +224,11 @@ class PlanReader {
 
   const Json& meta_;
   GraphPlan& plan_;
+  struct OffloadSpec {
+    size_t kernel;
+    std::string backend, payload;
+  };
+  std::vector<OffloadSpec> offloadSpecs_;
   std::string where_ = "metadata";
 };
 
@@ -212,7 +247,8 @@ std::string GraphPlan::inputNames() const { return joinNames(*this, inputs); }
 
 std::shared_ptr<const GraphPlan> parseGraphPlan(const Json& metadata,
                                                 std::shared_ptr<SharedLibrary> library,
-                                                const std::string& model) {
+                                                const std::string& model,
+                                                OffloadRuntimes* offloads) {
   auto plan = std::make_shared<GraphPlan>();
   plan->model = model;
   plan->library = std::move(library);
@@ -223,6 +259,11 @@ std::shared_ptr<const GraphPlan> parseGraphPlan(const Json& metadata,
   } catch (const Error& e) {
     throw Error(strCat("model '", model, "': invalid graph executor metadata at ", reader.where(),
                        ": ", e.what()));
+  }
+  try {
+    reader.createOffloads(offloads);
+  } catch (const Error& e) {
+    throw Error(strCat("model '", model, "': ", e.what()));
   }
   return plan;
 }

@@ -9,6 +9,7 @@
 #include "kiln/runtime/backend_api.h"
 #include "kiln/runtime/module.h"
 #include "kiln/runtime/shared_library.h"
+#include "offload_runtimes.h"
 
 namespace kiln::runtime {
 
@@ -28,7 +29,8 @@ struct GraphKernel {
   std::vector<int64_t> args;     // tensor ids
   size_t numOutputs = 1;         // the last args are the kernel's outputs
   std::vector<std::string> ops;  // the op types fused into the kernel (for profiles)
-  int64_t flops = 0;             // its estimated floating-point operations (0: unknown)
+  std::shared_ptr<const OffloadPartition> offload;  // set instead of fn for an offloaded kernel
+  int64_t flops = 0;  // its estimated floating-point operations (0: unknown)
 };
 
 struct GraphPlan {
@@ -51,9 +53,11 @@ struct GraphPlan {
 
 // Validates METADATA (schema in graph_executor.h) and resolves every kernel symbol in LIBRARY;
 // throws kiln::Error naming MODEL and the offending field.
+// OFFLOADS makes offloaded kernels ready (null: such a kernel is an error).
 std::shared_ptr<const GraphPlan> parseGraphPlan(const Json& metadata,
                                                 std::shared_ptr<SharedLibrary> library,
-                                                const std::string& model);
+                                                const std::string& model,
+                                                OffloadRuntimes* offloads = nullptr);
 
 // One array per plan.params entry, shared read-only between a factory and its executors; an
 // undefined array is a parameter still to be loaded.

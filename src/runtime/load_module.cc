@@ -31,13 +31,13 @@ const KilnBackendApi kBackendApi = {KILN_BACKEND_API_VERSION, &parallelLaunch};
 
 class LibraryNode final : public ModuleNode {
  public:
-  LibraryNode(std::shared_ptr<SharedLibrary> library, Artifact artifact)
+  LibraryNode(std::shared_ptr<SharedLibrary> library, Artifact artifact, OffloadRuntimes& offloads)
       : library_(std::move(library)),
         target_(std::move(artifact.target)),
         producer_(std::move(artifact.producer)) {
     for (const ArtifactModel& m : artifact.models) {
       try {
-        factories_.emplace(m.name, makeFactory(library_, m));
+        factories_.emplace(m.name, makeFactory(library_, m, offloads));
       } catch (const Error& e) {
         throw Error(strCat("artifact '", library_->path(), "': ", e.what()));
       }
@@ -124,7 +124,8 @@ Module loadModule(const std::string& path, const LoadOptions& options) {
   if (void* api = library->findSymbol(KILN_SYMBOL_BACKEND_API)) {
     *static_cast<const KilnBackendApi**>(api) = &kBackendApi;
   }
-  return Module(std::make_shared<LibraryNode>(std::move(library), std::move(artifact)));
+  OffloadRuntimes offloads(offloadSearchPath(options.extensions));
+  return Module(std::make_shared<LibraryNode>(std::move(library), std::move(artifact), offloads));
 }
 
 }  // namespace kiln::runtime

@@ -38,6 +38,23 @@ TEST(CliExtensions, EveryPathEntryIsUsedAndNoneShadowsAnother) {
   EXPECT_NE(r.output.find("beta  A test accelerator"), std::string::npos) << r.output;
 }
 
+TEST(CliExtensions, TargetAttributesAreTypedOptions) {
+  std::string ext = strCat(" --extension ", kExt, "/both/ext_alpha.so");
+  CommandResult r = runKiln("compile --help" + ext);
+  EXPECT_NE(r.output.find("--target-alpha-tile <int>:int=4"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--target-alpha-mode <string>:string=fast"), std::string::npos)
+      << r.output;
+  r = runKiln("compare --help" + ext);
+  EXPECT_NE(r.output.find("--target-alpha-tile"), std::string::npos) << r.output;
+  r = runKiln("compile m.onnx -o m.so --target-alpha-tile wide" + ext);
+  EXPECT_EQ(r.exitCode, 2) << r.output;  // a usage error, found while parsing
+  EXPECT_NE(r.output.find("--target-alpha-tile 'wide' is not valid; expected a 64-bit integer"),
+            std::string::npos)
+      << r.output;
+  r = runKiln("compile m.onnx -o m.so --target-alpha-tile 8");  // not loaded: no such option
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+}
+
 TEST(CliExtensions, AConfigFileCannotLoadThem) {
   // Extensions are loaded before parsing (they add options), so a file cannot name one.
   std::string dir = scratchDir();

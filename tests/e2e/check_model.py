@@ -10,7 +10,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from e2e_common import parse_args, run  # noqa: E402
+from e2e_common import agrees, ort_output, parse_args, run  # noqa: E402
 from export_models import model_input  # noqa: E402
 
 
@@ -54,22 +54,8 @@ def main() -> int:
     print(f"{args.model}: kiln compare: all {summary['compared']} compared node outputs of "
           f"{summary['kernels']} agree with the reference")
 
-    in_bin = os.path.join(args.work, f"{args.model}.in.bin")
-    ref_bin = os.path.join(args.work, f"{args.model}.ort.bin")
-    x.tofile(in_bin)
-    run(["node", os.path.join(HERE, "ort_run.js"), onnx_path, in_bin,
-         ",".join(str(d) for d in x.shape), ref_bin, "--dtype", str(x.dtype)])
-    ref = np.fromfile(ref_bin, dtype=np.float32).reshape(got.shape)
-
-    scale = float(np.max(np.abs(ref)))
-    err = float(np.max(np.abs(got.astype(np.float64) - ref)))
-    print(f"{args.model}: max |kiln - ort| = {err:.3g}, max |ort| = {scale:.3g}, "
-          f"ratio = {err / scale:.3g} (allowed {args.rtol:g})")
-    if not np.isfinite(got).all():
-        print("FAIL: kiln produced non-finite values")
-        return 1
-    if err > args.rtol * scale:
-        print("FAIL: outputs differ")
+    ref = ort_output(onnx_path, x, got.shape, args.work, args.model)
+    if not agrees(args.model, got, ref, args.rtol):
         return 1
     if got.ndim == 2:  # classifier logits: the top classes must agree too
         top_k, top_r = np.argsort(-got.ravel())[:5], np.argsort(-ref.ravel())[:5]

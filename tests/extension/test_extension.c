@@ -1,6 +1,8 @@
 /* One test extension, built several times with different definitions (CMakeLists.txt): a backend
  * named TEST_BACKEND with two target attributes, or one that is broken in a way the loader must
  * refuse (TEST_API_VERSION, TEST_REFUSE, TEST_NO_HELP). */
+#include <stddef.h>
+
 #include "kiln/extension/extension_api.h"
 
 #ifndef TEST_API_VERSION
@@ -26,7 +28,19 @@ int32_t kiln_extension_register(const KilnExtensionHost* host, KilnExtensionRegi
   host->set_error(r, "the accelerator's driver is not installed");
   return 1;
 #else
-  KilnBackend backend = {sizeof(KilnBackend), TEST_BACKEND, "A test accelerator", kAttrs, 2};
+  KilnBackend backend = {sizeof(KilnBackend),
+                         TEST_BACKEND,
+                         "A test accelerator",
+                         kAttrs,
+                         2,
+                         NULL,
+                         0,
+                         NULL,
+                         NULL,
+                         NULL,
+                         0,
+                         NULL,
+                         0};
   return host->add_backend(r, &backend) == 0 ? 0 : 1;
 #endif
 }

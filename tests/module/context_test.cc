@@ -139,8 +139,12 @@ TEST(CompileContext, PipelineNamesAndPlacesPasses) {
   e = errorOf([&] { p.insertAfter("simplify", {"mine", 1, noop}); });
   EXPECT_NE(e.find("'mine' is already in the pipeline"), std::string::npos) << e;
   std::vector<ir::Pass> atOne = p.passes(1, {});
-  EXPECT_EQ(atOne.size(), 2u);  // fold-constants, simplify: "mine" runs from level 2
-  EXPECT_EQ(p.passes(2, {}).size(), 7u);
+  EXPECT_EQ(atOne.size(), 3u);  // fold-constants, simplify, partition: "mine" runs from level 2
+  EXPECT_EQ(p.passes(2, {}).size(), 8u);
+  EXPECT_EQ(p.passes(0, {}).size(), 1u);  // partition runs at every level
+  EXPECT_EQ(p.entry("mine").minOptLevel, 2);
+  e = errorOf([&] { p.entry("nope"); });
+  EXPECT_NE(e.find("'nope' is not in the pipeline"), std::string::npos) << e;
   e = errorOf([&] { p.passes(4, {}); });
   EXPECT_NE(e.find("--opt-level 4 is out of range"), std::string::npos) << e;
 }

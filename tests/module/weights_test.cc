@@ -33,7 +33,7 @@ TEST(Weights, LoadingALibraryCopiesNoWeights) {
   g.reset();
   int64_t weights = static_cast<int64_t>(m.w1.size() + m.w2.size() + m.b1.size()) * 4;
   int64_t before = residentBytes();
-  Module lib = runtime::loadModule(path, {.verifyChecksum = false});
+  Module lib = runtime::loadModule(path, {.verifyChecksum = false, .extensions = {}});
   Module factory = lib["get_factory"]("default").asModule();
   Module ex = factory["create"](Device::cpu()).asModule();
   int64_t loaded = residentBytes() - before;

@@ -24,10 +24,10 @@ void buildCommandLine(CLI::App& app, const std::shared_ptr<driver::CompileContex
                        "version, and exit");
   app.require_subcommand(1);
   addCompileCommand(app, context);
-  addRunCommand(app);
+  addRunCommand(app, context);
   addInspectCommand(app);
   addCompareCommand(app, context);
-  addRpcCommand(app);
+  addRpcCommand(app, context);
   addCompletionCommand(app);
   // The subcommands that compile or run models load extensions.
   for (const char* name : {"compile", "run", "inspect", "compare"}) {

@@ -6,9 +6,11 @@
 #include "commands.h"
 #include "compare_report.h"
 #include "exit_codes.h"
+#include "extension_options.h"
 #include "input_shapes.h"
 #include "kiln/driver/compare.h"
 #include "kiln/driver/compile.h"
+#include "kiln/driver/offload_target.h"
 #include "kiln/runtime/module.h"
 #include "kiln/support/error.h"
 #include "kiln/support/file.h"
@@ -23,13 +25,15 @@ struct CompareArgs {
   std::string inputs, fillMode = "random";
   uint64_t seed = 0;
   driver::CompileOptions options;
+  std::shared_ptr<driver::BackendAttrs> backendAttrs = std::make_shared<driver::BackendAttrs>();
   driver::CompareOptions tolerance;
   bool all = false, json = false;
 };
 
 // The debug executor of the model to check: compiled here (graph executor) unless --library.
 runtime::Module debugExecutor(const CompareArgs& args, const std::string& library) {
-  runtime::Module lib = runtime::loadModule(library);
+  runtime::Module lib = runtime::loadModule(
+      library, {.extensions = driver::contextOf(args.options).extensions().files()});
   runtime::Module factory = lib["get_factory"](args.modelName).asModule();
   if (!args.params.empty()) factory = factory["load_params_file"](args.params).asModule();
   return factory["debug_create"](runtime::Device::cpu()).asModule();
@@ -75,6 +79,7 @@ void runCompare(const CompareArgs& args) {
   if (!fileExists(args.model)) throw Error(strCat("model file '", args.model, "' does not exist"));
   driver::CompileOptions options = args.options;
   options.inputShapes = parseInputShapes(args.inputShapes);
+  options.backendAttrs = *args.backendAttrs;
   options.modelName = args.modelName;
   std::unique_ptr<ir::Graph> graph = driver::importModel(args.model, options);
   TempPath scratch = TempPath::folder("kiln-compare");
@@ -111,8 +116,9 @@ void addCompareCommand(CLI::App& app, std::shared_ptr<const driver::CompileConte
                   "Load the weights of --library from FILE (written by kiln compile --params "
                   "external)");
   cmd->add_option("--target", args->options.target,
-                  "Code generation target when compiling here (as kiln compile; default: the "
-                  "host CPU)");
+                  "Code generation target when compiling here (as kiln compile, offload "
+                  "backends included; default: the host CPU)");
+  addTargetAttrOptions(cmd, *args->options.context, args->backendAttrs);
   cmd->add_option("--opt-level", args->options.optLevel, "Optimisation level when compiling here")
       ->check(CLI::Range(0, 3))
       ->capture_default_str();

@@ -4,9 +4,11 @@
 
 #include "commands.h"
 #include "exit_codes.h"
+#include "extension_options.h"
 #include "input_shapes.h"
 #include "kiln/driver/compile.h"
 #include "kiln/driver/executor_codegen.h"
+#include "kiln/driver/offload_target.h"
 #include "kiln/driver/static_header.h"
 #include "kiln/support/error.h"
 #include "kiln/support/file.h"
@@ -19,7 +21,38 @@ struct CompileArgs {
   std::vector<std::string> models, modelNames;
   std::string output, inputShapes;
   driver::CompileOptions options;
+  std::shared_ptr<driver::BackendAttrs> backendAttrs = std::make_shared<driver::BackendAttrs>();
+  bool dumpOffloads = false;
 };
+
+struct Offloaded {
+  std::string model;
+  transform::OffloadRecord record;
+};
+
+// --dump-offloads: which nodes went to which backend, one partition per line.
+void printOffloads(const std::vector<Offloaded>& offloads, const driver::CompileOptions& options) {
+  std::vector<std::string> backends = driver::splitTarget(options.target).backends;
+  if (offloads.empty()) {
+    std::cout << (backends.empty()
+                      ? "offloads: none (--target names no backend; llvm compiles every node)\n"
+                      : "offloads: none (no pattern of the backends in --target matched)\n");
+    return;
+  }
+  size_t nodes = 0;
+  std::cout << "offloads:\n";
+  for (const Offloaded& o : offloads) {
+    std::string chain;
+    for (size_t i = 0; i < o.record.nodes.size(); ++i) {
+      chain += strCat(i == 0 ? "" : " -> ", o.record.ops[i], " '", o.record.nodes[i], "'");
+    }
+    nodes += o.record.nodes.size();
+    std::cout << "  " << o.model << ": " << o.record.backend << " [" << o.record.pattern << "] "
+              << chain << "\n";
+  }
+  std::cout << offloads.size() << (offloads.size() == 1 ? " partition (" : " partitions (") << nodes
+            << " nodes) offloaded; llvm compiles the rest\n";
+}
 
 void runCompile(const CompileArgs& args) {
   for (const std::string& model : args.models) {
@@ -41,6 +74,13 @@ void runCompile(const CompileArgs& args) {
   requireOutputFolder(args.output);
   driver::CompileOptions options = args.options;
   options.inputShapes = parseInputShapes(args.inputShapes);
+  options.backendAttrs = *args.backendAttrs;
+  std::vector<Offloaded> offloads;
+  if (args.dumpOffloads) {
+    options.onOffload = [&offloads](const std::string& model, const transform::OffloadRecord& r) {
+      offloads.push_back({model, r});
+    };
+  }
   auto start = std::chrono::steady_clock::now();
   std::vector<std::string> names = args.modelNames;
   if (args.models.size() == 1) {
@@ -53,6 +93,7 @@ void runCompile(const CompileArgs& args) {
   for (const std::string& m : args.models)
     models += strCat(models.empty() ? "" : ", ", "'", m, "'");
   std::cout << "compiled " << models << " -> '" << args.output << "' in " << seconds << " s\n";
+  if (args.dumpOffloads) printOffloads(offloads, options);
   if (options.emit == "static") {
     std::cout << "C header -> '" << driver::staticHeaderPath(args.output) << "'\n";
   }
@@ -78,8 +119,13 @@ void addCompileCommand(CLI::App& app, std::shared_ptr<const driver::CompileConte
   cmd->add_option("-o,--output", args->output, "The library to write (.so; .a with --emit static)")
       ->required();
   cmd->add_option("--target", args->options.target,
-                  "Code generation target: \"llvm -mcpu=CPU -mattr=+f1,+f2 -mtriple=T\"; "
-                  "default: the host CPU with its features");
+                  "Code generation target: \"llvm -mcpu=CPU -mattr=+f1,+f2 -mtriple=T\", "
+                  "optionally after offload backends of the loaded extensions, which take over "
+                  "the parts of the model they support in the order named: \"vanilla,llvm "
+                  "-mcpu=...\"; default: the host CPU with its features");
+  addTargetAttrOptions(cmd, *args->options.context, args->backendAttrs);
+  cmd->add_flag("--dump-offloads", args->dumpOffloads,
+                "Print which nodes each offload backend took over (the rest is compiled by llvm)");
   std::vector<std::string> executors;
   for (const driver::ExecutorCodegenKind& kind : driver::executorCodegens())
     executors.push_back(kind.name);

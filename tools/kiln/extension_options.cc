@@ -49,4 +49,32 @@ void addExtensionOption(CLI::App* cmd, const driver::CompileContext& context) {
   cmd->footer(footer);
 }
 
+void addTargetAttrOptions(CLI::App* cmd, const driver::CompileContext& context,
+                          const std::shared_ptr<driver::BackendAttrs>& values) {
+  for (const extension::Backend& b : context.extensions().backends()) {
+    for (const extension::TargetAttr& a : b.attrs) {
+      std::string option = b.optionName(a);
+      CLI::Validator typed(
+          [a, option](std::string& value) {
+            try {
+              value = extension::checkAttrValue(a, value, option);
+              return std::string();
+            } catch (const Error& e) {
+              return std::string(e.what());
+            }
+          },
+          extension::attrTypeName(a.type));
+      cmd->add_option_function<std::string>(
+             option,
+             [values, backend = b.name, attr = a.name](const std::string& v) {
+               (*values)[backend][attr] = v;
+             },
+             strCat(a.help, " (backend ", b.name, " in --target)"))
+          ->type_name(strCat("<", extension::attrTypeName(a.type), ">"))
+          ->default_str(a.defaultValue)
+          ->check(typed);
+    }
+  }
+}
+
 }  // namespace kiln::cli

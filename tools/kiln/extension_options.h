@@ -3,11 +3,13 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "kiln/driver/context.h"
+#include "kiln/driver/offload_target.h"
 #include "kiln/support/error.h"
 
 namespace kiln::cli {
@@ -28,5 +30,10 @@ std::shared_ptr<driver::CompileContext> loadContext(const std::vector<std::strin
 // Adds --extension (read by extensionPaths before parsing; listed so --help shows it and the parser
 // accepts it) to CMD, and a footer naming the backends CONTEXT loaded.
 void addExtensionOption(CLI::App* cmd, const driver::CompileContext& context);
+
+// Adds --target-<backend>-<attr> for every target attribute of every backend CONTEXT loaded, with
+// its type checked as it is parsed; given values go to (*VALUES)[backend][attr].
+void addTargetAttrOptions(CLI::App* cmd, const driver::CompileContext& context,
+                          const std::shared_ptr<driver::BackendAttrs>& values);
 
 }  // namespace kiln::cli

@@ -36,6 +36,21 @@ void printTensors(const char* title, const Json& list) {
   }
 }
 
+// Backend name -> partitions offloaded to it (empty for artifacts from before offloading).
+Json offloadBackends(const runtime::ArtifactModel& m) {
+  return m.signature.contains("offload_backends") ? m.signature.at("offload_backends")
+                                                  : Json(Json::Object{});
+}
+
+std::string backendsText(const Json& backends) {
+  std::string text;
+  for (const auto& [name, count] : backends.asObject()) {
+    text += strCat(text.empty() ? "" : ", ", name, " (", count.asInt(),
+                   count.asInt() == 1 ? " partition)" : " partitions)");
+  }
+  return text.empty() ? "none (kiln's own code only)" : text;
+}
+
 Json modelJson(const runtime::ArtifactModel& m) {
   Json model;
   model["name"] = m.name;
@@ -44,6 +59,7 @@ Json modelJson(const runtime::ArtifactModel& m) {
   model["outputs"] = m.signature.at("outputs");
   model["workspace_bytes"] = m.signature.at("workspace_bytes");
   model["num_params"] = m.signature.at("num_params");
+  model["offload_backends"] = offloadBackends(m);
   model["params_bytes"] = static_cast<int64_t>(m.paramsSize);
   model["params_placement"] = m.externalParams ? "external" : "embedded";
   model["params_checksum"] = hex(m.paramsChecksum);
@@ -80,7 +96,8 @@ void inspect(const std::string& path, bool json, bool verify) {
               << bytesText(static_cast<int64_t>(m.paramsSize)) << ", "
               << (m.externalParams ? "in a separate .params file" : "embedded") << ", checksum "
               << hex(m.paramsChecksum) << "\n"
-              << "    workspace: " << bytesText(m.signature.at("workspace_bytes").asInt()) << "\n";
+              << "    workspace: " << bytesText(m.signature.at("workspace_bytes").asInt()) << "\n"
+              << "    backends:  " << backendsText(offloadBackends(m)) << "\n";
     printTensors("inputs", m.signature.at("inputs"));
     printTensors("outputs", m.signature.at("outputs"));
   }

@@ -65,10 +65,11 @@ void runServer(ServerArgs& args) {
 
 }  // namespace
 
-void addRpcCommand(CLI::App& app) {
+void addRpcCommand(CLI::App& app, const std::shared_ptr<const driver::CompileContext>& context) {
   CLI::App* rpc = app.add_subcommand("rpc", "Serve and use remote devices over kiln's RPC");
   rpc->require_subcommand(1);
   auto args = std::make_shared<ServerArgs>();
+  args->options.extensions = context->extensions().files();
   CLI::App* server = rpc->add_subcommand(
       "server",
       "Serve sessions: each client gets a fresh process and a private folder, removed when the "

@@ -192,8 +192,9 @@ void runModel(const RunArgs& args) {
 
 }  // namespace
 
-void addRunCommand(CLI::App& app) {
+void addRunCommand(CLI::App& app, const std::shared_ptr<const driver::CompileContext>& context) {
   auto args = std::make_shared<RunArgs>();
+  args->place.extensions = context->extensions().files();
   CLI::App* cmd = app.add_subcommand(
       "run",
       "Run a compiled model on the local CPU, or on a device over RPC (--device, --rpc, "

@@ -44,7 +44,7 @@ RunPlace::RunPlace(const PlaceOptions& o, const std::string& artifact, const std
                    bool verify) {
   checkOptions(o);
   if (!o.any()) {
-    lib_ = runtime::loadModule(artifact, {.verifyChecksum = verify});
+    lib_ = runtime::loadModule(artifact, {.verifyChecksum = verify, .extensions = o.extensions});
     params_ = params;
     description_ = "the local CPU";
     return;

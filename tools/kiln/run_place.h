@@ -25,6 +25,9 @@ struct PlaceOptions {
   int priority = 0;                     // --rpc-priority
   int waitSeconds = 600;                // --rpc-wait: for a free server of the key
   std::vector<std::string> sshOptions;  // --ssh-option KEY=VALUE
+  // The loaded extensions, where a local run finds the runtimes of offloaded partitions (a
+  // remote server loads its own: kiln rpc server --extension).
+  std::vector<std::string> extensions;
   bool any() const { return !device.empty() || !rpc.empty() || !tracker.empty(); }
 };
 

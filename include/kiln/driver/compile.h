@@ -1,12 +1,14 @@
 // The compiler's entry points: ONNX files or graphs in, one shared-library artifact out.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "kiln/ir/graph.h"
+#include "kiln/transform/partition.h"
 
 namespace kiln::driver {
 
@@ -15,8 +17,14 @@ class CompileContext;
 struct CompileOptions {
   // The ops, lowerings and passes to compile with; null: kiln's own only.
   std::shared_ptr<const CompileContext> context;
-  std::string target;              // "" = the host CPU; else "llvm -mcpu=... -mattr=..."
-  std::string executor = "graph";  // a kind of executorCodegens(): "graph"
+  // "" = the host CPU; else "llvm -mcpu=... -mattr=...", optionally after offload backends:
+  // "vanilla,llvm -mcpu=..." (offload_target.h).
+  std::string target;
+  // Values of the offload backends' target attributes, by backend, then attribute name.
+  std::map<std::string, std::map<std::string, std::string>> backendAttrs;
+  // When set, told of every chain an offload backend took over, with its model's name.
+  std::function<void(const std::string& model, const transform::OffloadRecord&)> onOffload;
+  std::string executor = "graph";                     // a kind of executorCodegens(): "graph"
   std::map<std::string, runtime::Shape> inputShapes;  // for symbolic or overridden input dims
   std::string modelName = "default";                  // the single-model entry points' model name
   int optLevel = 3;       // 0: no graph optimisation, LLVM -O0; 3: everything

@@ -9,14 +9,11 @@
 #include <vector>
 
 #include "kiln/ir/pass.h"
+#include "kiln/transform/partition.h"
 
 namespace kiln::driver {
 
-// What a pass may depend on besides the graph: the target's fp32 vector lanes (layout blocks and
-// matmul panels are one register wide).
-struct PassTarget {
-  int64_t lanes = 16;
-};
+struct PassTarget;
 
 struct PipelineEntry {
   std::string name;  // kebab-case, unique within a pipeline
@@ -24,10 +21,27 @@ struct PipelineEntry {
   std::function<void(ir::Graph&, const PassTarget&)> run;
 };
 
+// One backend named in --target, as the partition entry runs it: its passes before, its
+// partitioning, its passes after.
+struct OffloadStep {
+  transform::PartitionBackend backend;
+  std::vector<PipelineEntry> before, after;
+};
+
+// What a pass may depend on besides the graph: the target's fp32 vector lanes (layout blocks and
+// matmul panels are one register wide), and the backends to partition for, in order.
+struct PassTarget {
+  int64_t lanes = 16;
+  std::vector<OffloadStep> offloads;
+  std::function<void(const transform::OffloadRecord&)> onOffload;  // told of every offload
+};
+
 class Pipeline {
  public:
-  // 0: none (every node becomes its own kernel); 1: fold-constants, simplify; 2: + fold-batch-norm,
-  // fuse-layer-norm, convert-layout and pack-matmul; 3: + fuse-ops, concat-in-place.
+  // 0: partition only (every other node becomes its own kernel); 1: fold-constants, simplify;
+  // 2: + fold-batch-norm, fuse-layer-norm, convert-layout and pack-matmul; 3: + fuse-ops,
+  // concat-in-place. "partition" (for the backends of PassTarget::offloads) runs at every level,
+  // after fuse-layer-norm.
   static Pipeline builtin();
 
   // Adds ENTRY just before (or after) the entry named ANCHOR. Throws kiln::Error when ANCHOR is
@@ -38,6 +52,8 @@ class Pipeline {
   // The passes run at OPT_LEVEL for TARGET, in order. Throws kiln::Error for a level outside 0..3.
   std::vector<ir::Pass> passes(int optLevel, const PassTarget& target) const;
   std::vector<std::string> names() const;  // every entry, in order
+  // The entry named NAME; throws kiln::Error listing the entries when there is none.
+  const PipelineEntry& entry(const std::string& name) const;
 
  private:
   std::vector<PipelineEntry> entries_;

@@ -1,5 +1,5 @@
 /* The C ABI between kiln and an extension: a shared library that adds backends (accelerator
- * plug-ins) to the compile contexts that load it. An extension exports two functions:
+ * plug-ins) to the compile contexts that load it. An extension exports:
  *
  *   uint32_t kiln_extension_api_version(void);
  *       returns KILN_EXTENSION_API_VERSION as the extension saw it when it was built; kiln refuses
@@ -7,6 +7,14 @@
  *   int32_t kiln_extension_register(const KilnExtensionHost* host, KilnExtensionRegistrar* r);
  *       describes its backends through host->add_backend(r, &backend), once per backend; returns
  *       0, or non-zero after host->set_error(r, "what went wrong") to refuse loading.
+ *   const KilnBackendRuntime* kiln_backend_runtime(const char* backend);
+ *       the runtime part (kiln/runtime/offload_api.h), which runs what the backend compiled; it
+ *       may also live in a separate library, built for the device that runs the model.
+ *
+ * A backend claims chains of nodes through its patterns (a chain of op types, then a predicate
+ * that reads the matched nodes through KilnGraphApi), compiles each claimed chain into a payload
+ * (bytes of its own format, stored in the artifact), and its runtime part turns a payload into
+ * something it runs. Only backends named in --target partition, in the order named, once.
  *
  * Everything an extension passes to kiln (names, help, tables) is read during the call and
  * copied; the library stays loaded as long as a context that loaded it exists. Plain C99, so an
@@ -17,14 +25,13 @@
 
 #include <stdint.h>
 
+#include "kiln/runtime/offload_api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Raised whenever the ABI changes; kiln loads only extensions of its own version. */
-#define KILN_EXTENSION_API_VERSION 1u
-
-#define KILN_EXTENSION_SYMBOL_VERSION "kiln_extension_api_version"
+/* KILN_EXTENSION_API_VERSION and KILN_EXTENSION_SYMBOL_VERSION: see offload_api.h. */
 #define KILN_EXTENSION_SYMBOL_REGISTER "kiln_extension_register"
 
 /* NOLINTBEGIN(readability-identifier-naming) */
@@ -46,6 +53,75 @@ typedef struct KilnTargetAttr {
   const char* help;          /* one sentence for --help */
 } KilnTargetAttr;
 
+typedef struct KilnNode KilnNode;   /* a node of the graph being partitioned: opaque */
+typedef struct KilnMatch KilnMatch; /* a chain of nodes a pattern matched */
+
+/* A tensor as a node sees it. */
+typedef struct KilnTensorInfo {
+  const char* dtype; /* "float32", "float16", "int64", "int8", "bool", ... */
+  int32_t rank;
+  const int64_t* shape; /* RANK dims, all known */
+  const void* data;     /* its values when it is a constant (weights), dense row-major; else NULL */
+} KilnTensorInfo;
+
+/* How a predicate or a compile function reads the nodes of a match; valid during that call only,
+ * as are the pointers it returns. Attributes are the node's ONNX attributes as written in the
+ * model, except that kiln may have made defaults explicit: read them with ONNX's defaults. */
+typedef struct KilnGraphApi {
+  const char* (*op)(const KilnNode* n);     /* "Conv" */
+  const char* (*name)(const KilnNode* n);   /* the model's name for it */
+  int32_t (*num_inputs)(const KilnNode* n); /* omitted optional inputs counted */
+  int32_t (*num_outputs)(const KilnNode* n);
+  /* Fill *OUT and return 0; 1 when input K is an omitted optional input; -1 when K is out of
+   * range. */
+  int32_t (*input)(const KilnNode* n, int32_t k, KilnTensorInfo* out);
+  int32_t (*output)(const KilnNode* n, int32_t k, KilnTensorInfo* out);
+  /* Attributes: 0 and *OUT set when present with that type; 1 when absent; -1 when present with
+   * another type. */
+  int32_t (*attr_int)(const KilnNode* n, const char* name, int64_t* out);
+  int32_t (*attr_float)(const KilnNode* n, const char* name, double* out);
+  int32_t (*attr_ints)(const KilnNode* n, const char* name, const int64_t** values, int32_t* count);
+  int32_t (*attr_string)(const KilnNode* n, const char* name, const char** out);
+  /* The value of the backend's target attribute NAME (the --target-<backend>-<name> option, or its
+   * default) in canonical text ("true", "4", "0.5"); NULL when the backend has no such attribute.
+   */
+  const char* (*target_attr)(const KilnMatch* m, const char* name);
+  /* For the compile function: the payload of the match (copied; a later call replaces it), and
+   * why the match cannot be compiled (the compile then fails naming the nodes). */
+  void (*set_payload)(const KilnMatch* m, const void* data, uint64_t size);
+  void (*set_error)(const KilnMatch* m, const char* message);
+} KilnGraphApi;
+
+/* A chain of nodes a pattern matched, producer first: node i+1 reads the single output of node
+ * i, which nothing else reads. The partition becomes one kernel whose arguments are its inputs
+ * (every present input of every node that is not produced inside the chain, node by node, input
+ * by input; constants included) followed by the last node's output. */
+struct KilnMatch {
+  const KilnGraphApi* api;
+  const KilnNode* const* nodes;
+  uint32_t num_nodes;
+  const char* pattern;      /* the name of the pattern that matched */
+  const int32_t* arg_index; /* per node, per input, flattened (node 0's inputs first): the input's
+                               position among the kernel's arguments, or -1 (produced inside the
+                               chain, or omitted) */
+  uint32_t num_args;        /* inputs plus the one output */
+  void* host;               /* kiln's */
+};
+
+/* Non-zero to claim MATCH. USER_DATA is the backend's. */
+typedef int32_t (*KilnPredicateFn)(void* user_data, const KilnMatch* match);
+/* Compiles MATCH into a payload (api->set_payload); returns 0, or non-zero after api->set_error. */
+typedef int32_t (*KilnCompileFn)(void* user_data, const KilnMatch* match);
+
+/* What a backend claims. CHAIN lists op types, producer first, separated by spaces; an element
+ * may list alternatives ("MatMul|Gemm") and end in '?' when it may be absent ("Conv Add? Relu").
+ * Matching is greedy: the longest chain the predicate accepts is claimed. */
+typedef struct KilnPattern {
+  const char* name; /* [a-z][a-z0-9_]*: shown by kiln compile --dump-offloads */
+  const char* chain;
+  KilnPredicateFn predicate; /* NULL: every match is claimed */
+} KilnPattern;
+
 /* A backend as an extension describes it. STRUCT_SIZE is sizeof(KilnBackend) as the extension
  * saw it, so that fields appended in later versions are recognised as absent. */
 typedef struct KilnBackend {
@@ -54,6 +130,17 @@ typedef struct KilnBackend {
   const char* help; /* one sentence: what it offloads, where to */
   const KilnTargetAttr* attrs;
   uint32_t num_attrs;
+  /* Patterns, tried in order at every node (the first that claims a node wins). */
+  const KilnPattern* patterns;
+  uint32_t num_patterns;
+  KilnCompileFn compile; /* required when there are patterns */
+  void* user_data;       /* passed to the predicates and the compile function */
+  /* kiln passes (names of the compile context's pipeline, e.g. "fold-batch-norm") to run before
+   * and after this backend partitions, when it is named in --target. */
+  const char* const* passes_before;
+  uint32_t num_passes_before;
+  const char* const* passes_after;
+  uint32_t num_passes_after;
 } KilnBackend;
 
 typedef struct KilnExtensionRegistrar KilnExtensionRegistrar; /* opaque: kiln's side of a load */

@@ -2,9 +2,13 @@
 // described in C++ (the C ABI they were loaded through is extension_api.h).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "kiln/extension/extension_api.h"
+#include "kiln/transform/partition.h"
 
 namespace kiln::runtime {
 class SharedLibrary;
@@ -22,15 +26,34 @@ struct TargetAttr {
   std::string help;
 };
 
+struct Pattern {
+  std::string name;
+  std::vector<transform::ChainElement> chain;
+  std::string chainText;                // as the extension wrote it
+  KilnPredicateFn predicate = nullptr;  // null: every match is claimed
+};
+
 struct Backend {
   std::string name;
   std::string help;
   std::vector<TargetAttr> attrs;
-  std::string file;  // the extension that added it
+  std::vector<Pattern> patterns;
+  KilnCompileFn compile = nullptr;
+  void* userData = nullptr;
+  std::vector<std::string> passesBefore, passesAfter;  // pipeline pass names
+  std::string file;                                    // the extension that added it
 
   // The option of ATTR: "--target-<name>-<attr>".
   std::string optionName(const TargetAttr& attr) const;
 };
+
+// Attribute values given for one backend, by attribute name (the rest take their defaults).
+using AttrValues = std::map<std::string, std::string>;
+
+// BACKEND as the partition pass drives it: its patterns call its predicates, and claimed chains
+// its compile function, through the C ABI, with VALUES as its target attributes (checked here:
+// throws kiln::Error naming the option when one is unknown or has a value of the wrong type).
+transform::PartitionBackend partitionBackend(const Backend& backend, const AttrValues& values);
 
 // VALUE in canonical form if it is a valid ATTR value ("true"/"false" for booleans, the number
 // for numbers); throws kiln::Error naming OPTION, the value and the type expected otherwise.

@@ -1,6 +1,7 @@
 // Lowering a fused group of graph nodes into one kernel of loop IR.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,17 +14,25 @@ namespace kiln::kernel {
 
 using ir::FusedGroup;
 
+// A kernel an offload backend runs (a kiln.Offload node): no loop IR, no code of kiln's.
+struct KernelOffload {
+  std::string backend;
+  std::string payload;  // base64, as the node holds it
+};
+
 struct LoweredKernel {
-  tir::PrimFunc func;
+  tir::PrimFunc func;  // for an offload, only its name (the kernel's symbol) is set
   // The values behind func.params, in order: a subset of group.inputs (scalar constants may be
   // folded into the code as immediates) followed by group.outputs.
   std::vector<const ir::Value*> args;
   // The workload and the knobs the lowering chose (what a schedule file or a tuner overrides).
   KernelSchedule schedule;
+  std::optional<KernelOffload> offload;
 };
 
-// The kernel's symbol is SYMBOL. Throws kiln::Error when the group holds an op or attribute
-// combination kiln cannot lower, naming the node.
+// The kernel's symbol is SYMBOL. A group of one kiln.Offload node becomes an offload kernel whose
+// args are the node's inputs, in order, then its output. Throws kiln::Error when the group holds an
+// op or attribute combination kiln cannot lower, naming the node.
 LoweredKernel lowerGroup(const FusedGroup& group, const std::string& symbol,
                          const ScheduleConfig& config);
 

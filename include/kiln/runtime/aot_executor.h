@@ -21,8 +21,11 @@
 
 namespace kiln::runtime {
 
+class OffloadRuntimes;
+
 // The factory module (typeKey "aot_factory") for one model of a loaded library; its executors
 // (typeKey "aot_executor") answer the same functions as the graph executor's.
-Module makeAotFactory(const std::shared_ptr<SharedLibrary>& library, const ArtifactModel& model);
+Module makeAotFactory(const std::shared_ptr<SharedLibrary>& library, const ArtifactModel& model,
+                      OffloadRuntimes* offloads = nullptr);  // unused: AOT code offloads nothing
 
 }  // namespace kiln::runtime

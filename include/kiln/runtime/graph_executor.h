@@ -14,7 +14,10 @@
 //                 "ops": ["Conv", "Relu"],     // fused op types, for profiles (optional)
 //                 "flops": N}, ...]            // estimated operations, for profiles (optional)
 // }
-// Each kernel is called as KilnKernelFn(args) with the data pointers of its arg tensors.
+// Each kernel is called as KilnKernelFn(args) with the data pointers of its arg tensors. A kernel
+// offloaded to an extension backend has "offload": {"backend": S, "payload": BASE64} instead of
+// "symbol": the backend's runtime (offload_api.h) makes it ready from the payload when the model
+// is loaded and runs it with the same args.
 #pragma once
 
 #include <string>
@@ -25,10 +28,15 @@
 
 namespace kiln::runtime {
 
+class OffloadRuntimes;
+
 // The factory module for one model of a loaded library: calling it with a Device creates an
 // executor module with set_input, run, get_output, get_num_inputs, get_num_outputs,
 // get_input_index, get_input_info, get_output_info, load_params, share_params.
 // The factory also answers get_params, remove_params and list_models.
-Module makeGraphFactory(const std::shared_ptr<SharedLibrary>& library, const ArtifactModel& model);
+// OFFLOADS finds the backend runtimes of offloaded kernels; without it, a model with one is
+// refused.
+Module makeGraphFactory(const std::shared_ptr<SharedLibrary>& library, const ArtifactModel& model,
+                        OffloadRuntimes* offloads = nullptr);
 
 }  // namespace kiln::runtime

@@ -45,6 +45,9 @@ struct LoadOptions {
   // Check the artifact's checksum (an XXH64 over the whole file) before loading it; a mismatch is
   // an error naming the sections that changed.
   bool verifyChecksum = true;
+  // Extension libraries, or folders of them, searched (before the entries of KILN_EXTENSION_PATH)
+  // for the runtimes of the backends the artifact's partitions are offloaded to.
+  std::vector<std::string> extensions;
 };
 
 // Loads a kiln artifact (.so): checks its file (truncation, checksum) and container version and

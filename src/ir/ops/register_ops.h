@@ -27,5 +27,6 @@ void registerPadOps(const OpAdder& add);
 void registerSplitOps(const OpAdder& add);
 void registerBlockOps(const OpAdder& add);
 void registerBlockedLayoutOps(const OpAdder& add);
+void registerOffloadOps(const OpAdder& add);
 
 }  // namespace kiln::ir::ops

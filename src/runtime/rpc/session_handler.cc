@@ -87,7 +87,7 @@ int64_t peakMemoryBytes() {
 class SessionHandler {
  public:
   SessionHandler(Socket& socket, const std::string& dir, const ServerOptions& options)
-      : wire_(socket, options.ioTimeout), files_(dir) {}
+      : wire_(socket, options.ioTimeout), files_(dir), extensions_(options.extensions) {}
 
   // False when the client closed the session.
   bool handle(Op op) {
@@ -115,7 +115,7 @@ class SessionHandler {
       }
       case Op::kLoadModule: {
         std::string path = files_.resolveForLoad(wire_.readText("a module path"));
-        Module lib = loadModule(path);
+        Module lib = loadModule(path, {.extensions = extensions_});
         files_.markLoaded(path);
         replyOk(Value(lib));
         return true;
@@ -268,6 +268,7 @@ class SessionHandler {
 
   Wire wire_;
   SessionFiles files_;
+  std::vector<std::string> extensions_;  // where loaded modules find backend runtimes
   HandleTable table_;
 };
 

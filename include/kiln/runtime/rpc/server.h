@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "kiln/runtime/rpc/socket.h"
 
@@ -27,6 +28,8 @@ struct ServerOptions {
   // it, so the server goes when the launcher does, even if no session ever started.
   bool stopOnInputEnd = false;
   bool quiet = false;  // log failures only, not every session (launchers' servers)
+  // Where loaded modules find the runtimes of their offloaded partitions (LoadOptions).
+  std::vector<std::string> extensions;
   std::function<void(int port)> onListening;    // called once, before serving
   std::function<void(const std::string&)> log;  // one line per event (default: stderr)
 };
