@@ -78,7 +78,8 @@ int main(int argc, char** argv) {
     }
     file = {};
     Resident start = resident();
-    kiln::runtime::Module lib = kiln::runtime::loadModule(path, {.verifyChecksum = verify});
+    kiln::runtime::Module lib =
+        kiln::runtime::loadModule(path, {.verifyChecksum = verify, .extensions = {}});
     kiln::runtime::Module factory = lib["get_factory"](model).asModule();
     Resident loaded = resident();
     std::vector<kiln::runtime::Module> all;
