@@ -1,5 +1,7 @@
 // Loading extensions through their C ABI: the version first, then their registration, whose
 // backends are checked and copied, and kept only when the whole file registered cleanly.
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstring>
@@ -197,6 +199,10 @@ void ExtensionSet::loadFile(const std::string& file) {
   std::string canonical = fs::weakly_canonical(file).string();
   if (std::find(files_.begin(), files_.end(), canonical) != files_.end()) return;
   auto library = std::make_shared<runtime::SharedLibrary>(canonical);
+  // An extension stays mapped until the process ends (a handle never closed): libraries such as
+  // oneDNN and OpenMP runtimes cannot be unloaded safely, and what they allocated when they were
+  // loaded must stay reachable. Its backends still belong to the contexts that loaded it.
+  static_cast<void>(dlopen(canonical.c_str(), RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE));
   auto version =
       reinterpret_cast<KilnExtensionVersionFn>(library->findSymbol(KILN_EXTENSION_SYMBOL_VERSION));
   auto registerFn = reinterpret_cast<KilnExtensionRegisterFn>(

@@ -2,6 +2,8 @@
 // version and kiln_backend_runtime is asked for the backend, in order, until one runs it.
 #include "offload_runtimes.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -87,6 +89,9 @@ OffloadRuntimes::Found OffloadRuntimes::find(const std::string& backend) {
                              sizeof(KilnBackendRuntime), ", create and run required)"));
       continue;
     }
+    // A backend's runtime stays mapped until the process ends, as extensions loaded to compile
+    // do: the libraries behind it (oneDNN, OpenMP runtimes) cannot be unloaded safely.
+    static_cast<void>(dlopen(key.c_str(), RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE));
     return found_[backend] = Found{runtime, library};
   }
   std::string searched, why;
