@@ -145,6 +145,28 @@ TEST(ModuleThreads, ContextsWithDifferentExtensionsCompileSideBySide) {
       relativeError(run(dir + "/v2.so", x, withVanilla()), run(dir + "/v0.so", x, withVanilla())),
       1e-6);
 }
+
+// With both in-tree extensions loaded, --target llvm offloads nothing: only named backends act.
+TEST(Offload, BackendsNotNamedInTheTargetDoNothing) {
+  auto both = vanillaContext();
+  both->extensions().load(KILN_DNNL_EXTENSION);
+  ASSERT_EQ(both->extensions().backends().size(), 2u);
+  driver::CompileOptions options;
+  options.target = "llvm";
+  EXPECT_TRUE(compile(both, "llvm", options).offloads.empty());
+  options.target = "";
+  EXPECT_TRUE(compile(both, "host", options).offloads.empty());
+  options.target = "dnnl,vanilla,llvm";  // dnnl claims first: vanilla finds nothing left
+  std::vector<transform::OffloadRecord> records = compile(both, "ordered", options).offloads;
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].backend, "dnnl");
+  EXPECT_EQ(records[1].backend, "dnnl");
+  options.target = "vanilla,dnnl,llvm";  // vanilla first: it takes conv1, dnnl the rest
+  records = compile(both, "reordered", options).offloads;
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].backend, "vanilla");
+  EXPECT_EQ(records[1].backend, "dnnl");
+}
 #endif
 
 TEST(Offload, TargetAttributesReachThePredicate) {
