@@ -91,9 +91,8 @@ void copyPartitioning(const KilnBackend& b, Backend& backend) {
     }
     Pattern pattern;
     pattern.name = p.name;
-    pattern.chainText = p.chain != nullptr ? p.chain : "";
     try {
-      pattern.chain = transform::parseChain(pattern.chainText);
+      pattern.chain = transform::parseChain(p.chain != nullptr ? p.chain : "");
     } catch (const Error& e) {
       throw Error(strCat(label, ": pattern '", pattern.name, "': ", e.what()));
     }

@@ -29,7 +29,6 @@ struct TargetAttr {
 struct Pattern {
   std::string name;
   std::vector<transform::ChainElement> chain;
-  std::string chainText;                // as the extension wrote it
   KilnPredicateFn predicate = nullptr;  // null: every match is claimed
 };
 
