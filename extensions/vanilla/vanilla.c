@@ -179,6 +179,11 @@ static const KilnBackendRuntime kRuntime = {sizeof(KilnBackendRuntime), vanilla_
 
 uint32_t kiln_extension_api_version(void) { return KILN_EXTENSION_API_VERSION; }
 
+/* Batch normalisations are folded into the convolutions before vanilla partitions, so that Conv,
+ * BatchNormalization, Relu is a Conv with a bias and a Relu even at opt level 1, where kiln does
+ * not fold them for its own code. */
+static const char* const kPassesBefore[] = {"fold-batch-norm"};
+
 int32_t kiln_extension_register(const KilnExtensionHost* host, KilnExtensionRegistrar* r) {
   KilnBackend backend;
   memset(&backend, 0, sizeof backend);
@@ -190,6 +195,8 @@ int32_t kiln_extension_register(const KilnExtensionHost* host, KilnExtensionRegi
   backend.patterns = kPatterns;
   backend.num_patterns = 1;
   backend.compile = vanilla_compile;
+  backend.passes_before = kPassesBefore;
+  backend.num_passes_before = 1;
   return host->add_backend(r, &backend) == 0 ? 0 : 1;
 }
 

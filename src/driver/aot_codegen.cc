@@ -77,11 +77,12 @@ ExecutorCode generateAotExecutor(const LoweredModel& model) {
   entry.symbol = aotEntrySymbol(model.name);
   for (size_t k = 0; k < model.kernels.size(); ++k) {
     if (const auto& offload = model.kernels[k].offload) {
-      throw Error(strCat("--executor aot cannot run kernel '", model.groups[k].name,
-                         "', which is offloaded to backend '", offload->backend,
-                         "': an entry function calls kiln's own kernels only; use --executor "
-                         "graph, or leave '",
-                         offload->backend, "' out of --target"));
+      throw Error(
+          strCat("--executor aot cannot run kernel '", model.groups[k].name,
+                 "', which is offloaded to backend '", offload->backend,
+                 "': an entry function calls only kernels linked into the library; use --executor "
+                 "graph, or leave '",
+                 offload->backend, "' out of --target"));
     }
     codegen::EntryCall call;
     call.kernel = model.kernels[k].func.name;

@@ -85,6 +85,11 @@ void dumpKernels(const std::string& dir, const std::vector<kernel::LoweredKernel
       text += strCat("// ", k.func.name, ": offloaded to backend '", k.offload->backend, "'\n\n");
       continue;
     }
+    if (k.object) {
+      text += strCat("// ", k.func.name, ": an object of backend '", k.object->backend,
+                     "', linked in (its function ", k.object->entry, ")\n\n");
+      continue;
+    }
     text += tir::printPrimFunc(k.func) + "\n";
     schedules += kernel::scheduleRecord(k.schedule) + "\n";
   }
@@ -138,7 +143,8 @@ void adoptOps(ir::Graph& graph, const CompileContext& context) {
 ModelPart compileModel(const NamedGraph& named, const CompileOptions& options,
                        const kernel::ScheduleConfig& config,
                        const std::vector<OffloadStep>& offloads, const std::string& dumpDir,
-                       KernelPool& pool, std::vector<codegen::EntryFunction>& entries) {
+                       KernelPool& pool, std::vector<codegen::EntryFunction>& entries,
+                       std::vector<codegen::ObjectKernel>& objects) {
   ir::Graph& graph = *named.graph;
   if (!dumpDir.empty()) makeDirectories(dumpDir);
   std::vector<std::string> outputNames;
@@ -156,7 +162,11 @@ ModelPart compileModel(const NamedGraph& named, const CompileOptions& options,
   std::vector<ir::FusedGroup> groups = ir::collectGroups(graph);
   std::vector<kernel::LoweredKernel> kernels = lowerAll(groups, named.name, config);
   for (kernel::LoweredKernel& k : kernels) {
-    if (!k.offload) pool.add(k);
+    if (k.object) {
+      objects.push_back({k.func.name, k.object->backend, k.object->object, k.object->entry});
+    } else if (!k.offload) {
+      pool.add(k);
+    }
   }
   transform::MemoryPlan plan = transform::planMemory(graph, groups);
 
@@ -198,10 +208,10 @@ void compileGraphs(const std::vector<NamedGraph>& models, const std::string& out
   for (const NamedGraph& m : models) names.push_back(m.name);
   checkOptions(options, names);
   CompositeTarget composite = splitTarget(options.target);
-  std::vector<OffloadStep> offloads =
-      offloadSteps(contextOf(options), composite.backends, options.backendAttrs);
   codegen::Target target = composite.codegen.empty() ? codegen::Target::host()
                                                      : codegen::Target::parse(composite.codegen);
+  std::vector<OffloadStep> offloads =
+      offloadSteps(contextOf(options), composite.backends, options.backendAttrs, target.triple);
   kernel::ScheduleConfig config;
   config.target = targetModelOf(target);
   config.lowerings = contextOf(options).lowerings();
@@ -212,18 +222,19 @@ void compileGraphs(const std::vector<NamedGraph>& models, const std::string& out
 
   KernelPool pool;
   std::vector<codegen::EntryFunction> entries;
+  codegen::BuildOptions build;
   std::vector<ModelPart> parts;
   runtime::Artifact artifact;
   artifact.target = target.toJson();
   for (const NamedGraph& named : models) {
     std::string dumpDir = options.dumpIrDir;
     if (!dumpDir.empty() && models.size() > 1) dumpDir += "/" + named.name;
-    parts.push_back(compileModel(named, options, config, offloads, dumpDir, pool, entries));
+    parts.push_back(
+        compileModel(named, options, config, offloads, dumpDir, pool, entries, build.objects));
     artifact.models.push_back(parts.back().model);
   }
 
   std::vector<tir::PrimFunc> funcs = pool.take();
-  codegen::BuildOptions build;
   build.target = target;
   build.optLevel = options.optLevel;
   if (!options.dumpIrDir.empty()) {

@@ -27,10 +27,11 @@ Json modelSignature(const ir::Graph& graph, const transform::MemoryPlan& plan,
   signature["outputs"] = std::move(outputs);
   signature["workspace_bytes"] = workspace;
   signature["num_params"] = static_cast<int64_t>(numParams);
-  // The backends whose runtimes the model needs, with their partition counts.
+  // The backends whose runtimes the model needs, with their partition counts (partitions a backend
+  // compiled to objects are linked in and need nothing).
   Json backends = Json(Json::Object{});
   for (const ir::Node* n : graph.nodes()) {
-    if (n->op != "kiln.Offload") continue;
+    if (n->op != "kiln.Offload" || !n->attrs.getString("entry", "").empty()) continue;
     std::string backend = n->attrs.getString("backend", "");
     backends[backend] = (backends.contains(backend) ? backends.at(backend).asInt() : 0) + 1;
   }

@@ -62,7 +62,7 @@ CompositeTarget splitTarget(const std::string& text) {
 
 std::vector<OffloadStep> offloadSteps(const CompileContext& context,
                                       const std::vector<std::string>& backends,
-                                      const BackendAttrs& attrs) {
+                                      const BackendAttrs& attrs, const std::string& triple) {
   const extension::ExtensionSet& loaded = context.extensions();
   for (const auto& [name, values] : attrs) {
     if (std::find(backends.begin(), backends.end(), name) == backends.end() && !values.empty()) {
@@ -89,7 +89,7 @@ std::vector<OffloadStep> offloadSteps(const CompileContext& context,
     auto given = attrs.find(name);
     OffloadStep step;
     step.backend = extension::partitionBackend(
-        *backend, given == attrs.end() ? extension::AttrValues{} : given->second);
+        *backend, given == attrs.end() ? extension::AttrValues{} : given->second, triple);
     step.before = entries(context.pipeline(), backend->passesBefore, name);
     step.after = entries(context.pipeline(), backend->passesAfter, name);
     steps.push_back(std::move(step));

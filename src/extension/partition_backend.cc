@@ -14,9 +14,10 @@ namespace {
 // What one predicate or compile call may ask of kiln; KilnMatch::host points here.
 struct CallState {
   const AttrValues* attrs = nullptr;
+  const std::string* triple = nullptr;
   std::deque<std::string> strings;  // keeps returned text alive until the call ends
-  std::string payload;
-  bool hasPayload = false;
+  transform::CompiledChain compiled;
+  bool hasCode = false;
   std::string error;
 };
 
@@ -102,8 +103,15 @@ const char* targetAttr(const KilnMatch* m, const char* name) {
 
 void setPayload(const KilnMatch* m, const void* data, uint64_t size) {
   CallState& s = stateOf(m);
-  s.payload.assign(static_cast<const char*>(data), size);
-  s.hasPayload = true;
+  s.compiled = {std::string(static_cast<const char*>(data), size), ""};
+  s.hasCode = true;
+}
+
+void setObject(const KilnMatch* m, const void* object, uint64_t size, const char* entry) {
+  CallState& s = stateOf(m);
+  s.compiled = {std::string(static_cast<const char*>(object), size), entry != nullptr ? entry : ""};
+  s.hasCode = true;
+  if (s.compiled.entry.empty()) s.error = "set_object was given no entry function name";
 }
 
 void setError(const KilnMatch* m, const char* message) {
@@ -124,6 +132,8 @@ const KilnGraphApi kGraphApi = {
     targetAttr,
     setPayload,
     setError,
+    setObject,
+    [](const KilnMatch* m) { return stateOf(m).triple->c_str(); },
 };
 
 // Calls FN with MATCH in its C form; the state of the call is STATE.
@@ -166,33 +176,37 @@ AttrValues resolveAttrs(const Backend& backend, const AttrValues& given) {
 
 }  // namespace
 
-transform::PartitionBackend partitionBackend(const Backend& backend, const AttrValues& values) {
+transform::PartitionBackend partitionBackend(const Backend& backend, const AttrValues& values,
+                                             const std::string& triple) {
   auto attrs = std::make_shared<const AttrValues>(resolveAttrs(backend, values));
+  auto target = std::make_shared<const std::string>(triple);
   transform::PartitionBackend out;
   out.name = backend.name;
   for (const Pattern& p : backend.patterns) {
     transform::PartitionPattern pattern{p.name, p.chain, {}};
     if (p.predicate != nullptr) {
-      pattern.accept = [attrs, predicate = p.predicate,
+      pattern.accept = [attrs, target, predicate = p.predicate,
                         user = backend.userData](const transform::ChainMatch& match) {
         CallState state;
         state.attrs = attrs.get();
+        state.triple = target.get();
         return callWith(match, state, [&](const KilnMatch* m) { return predicate(user, m); }) != 0;
       };
     }
     out.patterns.push_back(std::move(pattern));
   }
-  out.compile = [attrs, compile = backend.compile,
+  out.compile = [attrs, target, compile = backend.compile,
                  user = backend.userData](const transform::ChainMatch& match) {
     CallState state;
     state.attrs = attrs.get();
+    state.triple = target.get();
     int32_t status = callWith(match, state, [&](const KilnMatch* m) { return compile(user, m); });
     if (status != 0 || !state.error.empty()) {
       throw Error(state.error.empty() ? strCat("its compile function returned ", status)
                                       : state.error);
     }
-    if (!state.hasPayload) throw Error("its compile function set no payload");
-    return state.payload;
+    if (!state.hasCode) throw Error("its compile function set neither a payload nor an object");
+    return state.compiled;
   };
   return out;
 }

@@ -1,7 +1,9 @@
 // An offload kernel: its args are the node's inputs in the node's order (repeats kept, as the
-// backend compiled it) and then its output; it has no loop IR.
+// backend compiled it) and then its output; it has no loop IR. A backend's runtime runs it, or,
+// when the backend emitted an object, that object is linked in as the kernel.
 #include "lower_offload.h"
 
+#include "kiln/support/base64.h"
 #include "kiln/support/error.h"
 
 namespace kiln::kernel {
@@ -17,8 +19,16 @@ LoweredKernel lowerOffload(const FusedGroup& group, const std::string& symbol) {
     k.args.push_back(v);
   }
   k.args.push_back(node.outputs[0]);
-  k.offload =
-      KernelOffload{node.attrs.getString("backend", ""), node.attrs.getString("payload", "")};
+  std::string backend = node.attrs.getString("backend", "");
+  std::string payload = node.attrs.getString("payload", "");
+  std::string entry = node.attrs.getString("entry", "");
+  if (entry.empty()) {
+    k.offload = KernelOffload{backend, payload};
+  } else {
+    k.object = KernelObject{
+        backend, base64Decode(payload, strCat("the object of kiln.Offload '", node.name, "'")),
+        entry};
+  }
   return k;
 }
 

@@ -20,7 +20,7 @@ using ir::Value;
 
 struct Claim {
   ChainMatch match;
-  std::string payload;
+  CompiledChain compiled;
 };
 
 class Matcher {
@@ -113,7 +113,8 @@ void rewrite(ir::Graph& g, const std::string& backend, const Claim& claim,
   ir::Attrs attrs;
   attrs.set("backend", backend);
   attrs.set("pattern", claim.match.pattern);
-  attrs.set("payload", base64Encode(claim.payload));
+  attrs.set("payload", base64Encode(claim.compiled.code));
+  if (!claim.compiled.entry.empty()) attrs.set("entry", claim.compiled.entry);
   attrs.set("output_dtype", type.dtype.str());
   attrs.set("output_shape", type.shape);
   std::vector<std::string> ops, names;
@@ -188,12 +189,12 @@ std::vector<OffloadRecord> partitionGraph(ir::Graph& graph, const PartitionBacke
   std::vector<OffloadRecord> records;
   for (Claim& claim : claims) {
     try {
-      claim.payload = backend.compile(claim.match);
+      claim.compiled = backend.compile(claim.match);
     } catch (const Error& e) {
       throw Error(strCat("backend '", backend.name, "' failed to compile ",
                          nodeList(claim.match.nodes), ": ", e.what()));
     }
-    OffloadRecord r{backend.name, claim.match.pattern, {}, {}};
+    OffloadRecord r{backend.name, claim.match.pattern, {}, {}, !claim.compiled.entry.empty()};
     for (const Node* c : claim.match.nodes) {
       r.nodes.push_back(c->name);
       r.ops.push_back(c->op);

@@ -40,7 +40,7 @@ struct Recorder {
                            std::function<bool(const ChainMatch&)> accept = {}) {
     return {"acc", {{"p", parseChain(chain), std::move(accept)}}, [this](const ChainMatch& m) {
               compiled.push_back(m);
-              return std::string("\x01\x02payload", 9);
+              return CompiledChain{std::string("\x01\x02payload", 9), ""};
             }};
   }
 };
@@ -128,9 +128,10 @@ TEST(Partition, AClaimMayReadAnEarlierClaimsOutput) {
 
 TEST(Partition, CompileFailureNamesBackendAndNodes) {
   auto g = graph();
-  PartitionBackend b{"acc",
-                     {{"p", parseChain("Sigmoid"), {}}},
-                     [](const ChainMatch&) -> std::string { throw Error("no room on the chip"); }};
+  PartitionBackend b{
+      "acc", {{"p", parseChain("Sigmoid"), {}}}, [](const ChainMatch&) -> CompiledChain {
+        throw Error("no room on the chip");
+      }};
   try {
     partitionGraph(*g, b);
     FAIL() << "expected an error";

@@ -53,8 +53,9 @@ const std::string& testDir() {
 }
 
 Compiled compile(const std::shared_ptr<const driver::CompileContext>& context,
-                 const std::string& name, driver::CompileOptions options) {
-  auto graph = ir::parseGraph(kModel, context ? context->ops() : nullptr);
+                 const std::string& name, driver::CompileOptions options,
+                 const char* model = kModel) {
+  auto graph = ir::parseGraph(model, context ? context->ops() : nullptr);
   Compiled out{testDir() + "/" + name + ".so", {}};
   options.context = context;
   options.onOffload = [&out](const std::string&, const transform::OffloadRecord& r) {
@@ -99,6 +100,32 @@ TEST(Offload, VanillaRunsItsChainsAndAgreesWithKilnsOwnCode) {
                   .signature.at("offload_backends")
                   .asObject()
                   .empty());
+}
+
+// vanilla asks for fold-batch-norm before it partitions: at opt level 1, where kiln folds no batch
+// normalisation for its own code, Conv + BatchNormalization + Relu reaches vanilla as Conv + Relu.
+TEST(Offload, VanillaFoldsBatchNormsBeforeItPartitions) {
+  const char* model = R"(graph main(%x: float32[1,3,9,9]) {
+    %w = const float32[4,3,3,3] random(seed=1)
+    %scale = const float32[4] random(seed=3, low=0.5, high=2.0)
+    %shift = const float32[4] random(seed=4)
+    %mean = const float32[4] random(seed=5)
+    %var = const float32[4] random(seed=6, low=0.1, high=3.0)
+    %c = Conv(%x, %w) {kernel_shape=[3,3], pads=[1,1,1,1]}
+    %n = BatchNormalization(%c, %scale, %shift, %mean, %var) {epsilon=0.001}
+    %y = Relu(%n)
+    return %y
+  })";
+  auto context = vanillaContext();
+  driver::CompileOptions options;
+  options.optLevel = 1;
+  Compiled own = compile(context, "own", options, model);
+  options.target = "vanilla,llvm";
+  Compiled offloaded = compile(context, "vanilla", options, model);
+  ASSERT_EQ(offloaded.offloads.size(), 1u);
+  EXPECT_EQ(offloaded.offloads[0].ops, (std::vector<std::string>{"Conv", "Relu"}));
+  std::vector<float> x = randomVector(size_t{3} * 81, 7);
+  EXPECT_LT(relativeError(run(offloaded.path, x, withVanilla()), run(own.path, x, {})), 1e-5);
 }
 
 #ifdef KILN_DNNL_EXTENSION

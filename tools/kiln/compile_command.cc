@@ -48,7 +48,7 @@ void printOffloads(const std::vector<Offloaded>& offloads, const driver::Compile
     }
     nodes += o.record.nodes.size();
     std::cout << "  " << o.model << ": " << o.record.backend << " [" << o.record.pattern << "] "
-              << chain << "\n";
+              << chain << (o.record.linked ? " (code linked into the artifact)" : "") << "\n";
   }
   std::cout << offloads.size() << (offloads.size() == 1 ? " partition (" : " partitions (") << nodes
             << " nodes) offloaded; llvm compiles the rest\n";

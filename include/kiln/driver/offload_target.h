@@ -25,11 +25,11 @@ CompositeTarget splitTarget(const std::string& text);
 // Backend attribute values, by backend, then attribute name (--target-<backend>-<attr>).
 using BackendAttrs = std::map<std::string, std::map<std::string, std::string>>;
 
-// The partition steps of BACKENDS, loaded in CONTEXT, with ATTRS. Throws kiln::Error when a
-// backend is not loaded (listing those that are), when ATTRS names a backend --target does not
-// name, or for an unknown attribute, a wrong value or an unknown pass.
+// The partition steps of BACKENDS, loaded in CONTEXT, with ATTRS, compiling for TRIPLE. Throws
+// kiln::Error when a backend is not loaded (listing those that are), when ATTRS names a backend
+// --target does not name, or for an unknown attribute, a wrong value or an unknown pass.
 std::vector<OffloadStep> offloadSteps(const CompileContext& context,
                                       const std::vector<std::string>& backends,
-                                      const BackendAttrs& attrs);
+                                      const BackendAttrs& attrs, const std::string& triple);
 
 }  // namespace kiln::driver

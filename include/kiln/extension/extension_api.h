@@ -14,7 +14,9 @@
  * A backend claims chains of nodes through its patterns (a chain of op types, then a predicate
  * that reads the matched nodes through KilnGraphApi), compiles each claimed chain into a payload
  * (bytes of its own format, stored in the artifact), and its runtime part turns a payload into
- * something it runs. Only backends named in --target partition, in the order named, once.
+ * something it runs; or it compiles the chain into an object file that kiln links into the
+ * artifact, which then runs without the extension. Only backends named in --target partition, in
+ * the order named, once.
  *
  * Everything an extension passes to kiln (names, help, tables) is read during the call and
  * copied; the library stays loaded as long as a context that loaded it exists. Plain C99, so an
@@ -90,6 +92,17 @@ typedef struct KilnGraphApi {
    * why the match cannot be compiled (the compile then fails naming the nodes). */
   void (*set_payload)(const KilnMatch* m, const void* data, uint64_t size);
   void (*set_error)(const KilnMatch* m, const char* message);
+  /* For a compile function that emits code into the artifact instead of a payload: OBJECT (SIZE
+   * bytes, copied) is a relocatable ELF object for the model's target (target_triple) defining
+   * ENTRY, a global function of default visibility with the kernel ABI
+   *     int32_t ENTRY(void* const* args);   args as for KilnBackendRuntime.run; 0 or a status
+   * kiln links it into the artifact under a name of its own and makes every other symbol the
+   * object defines local, so the objects of different partitions never clash; it may call libc
+   * and libm. Such a partition needs no runtime library. Replaces a payload set before, and the
+   * other way round. */
+  void (*set_object)(const KilnMatch* m, const void* object, uint64_t size, const char* entry);
+  /* The LLVM target triple the model is compiled for, e.g. "x86_64-pc-linux-gnu". */
+  const char* (*target_triple)(const KilnMatch* m);
 } KilnGraphApi;
 
 /* A chain of nodes a pattern matched, producer first: node i+1 reads the single output of node
@@ -110,7 +123,8 @@ struct KilnMatch {
 
 /* Non-zero to claim MATCH. USER_DATA is the backend's. */
 typedef int32_t (*KilnPredicateFn)(void* user_data, const KilnMatch* match);
-/* Compiles MATCH into a payload (api->set_payload); returns 0, or non-zero after api->set_error. */
+/* Compiles MATCH into a payload for the backend's runtime (api->set_payload) or into an object
+ * linked into the artifact (api->set_object); returns 0, or non-zero after api->set_error. */
 typedef int32_t (*KilnCompileFn)(void* user_data, const KilnMatch* match);
 
 /* What a backend claims. CHAIN lists op types, producer first, separated by spaces; an element

@@ -51,8 +51,10 @@ using AttrValues = std::map<std::string, std::string>;
 
 // BACKEND as the partition pass drives it: its patterns call its predicates, and claimed chains
 // its compile function, through the C ABI, with VALUES as its target attributes (checked here:
-// throws kiln::Error naming the option when one is unknown or has a value of the wrong type).
-transform::PartitionBackend partitionBackend(const Backend& backend, const AttrValues& values);
+// throws kiln::Error naming the option when one is unknown or has a value of the wrong type),
+// for a model compiled for TRIPLE.
+transform::PartitionBackend partitionBackend(const Backend& backend, const AttrValues& values,
+                                             const std::string& triple);
 
 // VALUE in canonical form if it is a valid ATTR value ("true"/"false" for booleans, the number
 // for numbers); throws kiln::Error naming OPTION, the value and the type expected otherwise.

@@ -20,19 +20,28 @@ struct KernelOffload {
   std::string payload;  // base64, as the node holds it
 };
 
+// A kernel an offload backend compiled to a relocatable object, linked into the artifact.
+struct KernelObject {
+  std::string backend;
+  std::string object;  // the object file's bytes
+  std::string entry;   // the function the object defines; linked as the kernel's symbol
+};
+
 struct LoweredKernel {
-  tir::PrimFunc func;  // for an offload, only its name (the kernel's symbol) is set
+  tir::PrimFunc func;  // for an offload or an object, only its name (the kernel's symbol) is set
   // The values behind func.params, in order: a subset of group.inputs (scalar constants may be
   // folded into the code as immediates) followed by group.outputs.
   std::vector<const ir::Value*> args;
   // The workload and the knobs the lowering chose (what a schedule file or a tuner overrides).
   KernelSchedule schedule;
   std::optional<KernelOffload> offload;
+  std::optional<KernelObject> object;
 };
 
-// The kernel's symbol is SYMBOL. A group of one kiln.Offload node becomes an offload kernel whose
-// args are the node's inputs, in order, then its output. Throws kiln::Error when the group holds an
-// op or attribute combination kiln cannot lower, naming the node.
+// The kernel's symbol is SYMBOL. A group of one kiln.Offload node becomes an offload kernel (or,
+// with an `entry`, an object kernel) whose args are the node's inputs, in order, then its output.
+// Throws kiln::Error when the group holds an op or attribute combination kiln cannot lower, naming
+// the node.
 LoweredKernel lowerGroup(const FusedGroup& group, const std::string& symbol,
                          const ScheduleConfig& config);
 

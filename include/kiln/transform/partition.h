@@ -1,6 +1,6 @@
 // partition: hands chains of nodes to an offload backend. A backend claims chains through its
-// patterns; each claimed chain is compiled by the backend into a payload and replaced by one
-// kiln.Offload node (see src/ir/ops/offload.cc) that the runtime runs through the backend.
+// patterns; each claimed chain is compiled by the backend (into a payload its runtime runs, or an
+// object linked into the artifact) and replaced by one kiln.Offload node (src/ir/ops/offload.cc).
 #pragma once
 
 #include <functional>
@@ -39,11 +39,18 @@ struct PartitionPattern {
   std::function<bool(const ChainMatch&)> accept;  // empty: every match is claimed
 };
 
+// What a backend made of a claimed chain: a payload its runtime runs, or, when ENTRY is set, a
+// relocatable object whose function ENTRY is the kernel, linked into the artifact.
+struct CompiledChain {
+  std::string code;
+  std::string entry;
+};
+
 struct PartitionBackend {
   std::string name;
   std::vector<PartitionPattern> patterns;  // tried in order at every node
-  // The payload of a claimed match; throws kiln::Error when the backend cannot compile it.
-  std::function<std::string(const ChainMatch&)> compile;
+  // Compiles a claimed match; throws kiln::Error when the backend cannot.
+  std::function<CompiledChain(const ChainMatch&)> compile;
 };
 
 // What one kiln.Offload node replaced.
@@ -52,6 +59,7 @@ struct OffloadRecord {
   std::string pattern;
   std::vector<std::string> nodes;  // the names of the nodes it replaced, producer first
   std::vector<std::string> ops;    // their op types
+  bool linked = false;             // compiled to an object linked into the artifact
 };
 
 // Partitions GRAPH for BACKEND: at every node in topological order not claimed yet, the patterns

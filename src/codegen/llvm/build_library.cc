@@ -20,6 +20,7 @@
 #include "kiln/support/file.h"
 #include "kiln/support/temp_path.h"
 #include "link_shared_library.h"
+#include "object_kernel.h"
 #include "partition_kernels.h"
 #include "run_concurrently.h"
 #include "target_machine.h"
@@ -38,12 +39,17 @@ int threadCount(const BuildOptions& options) {
 
 // Kernels in different shards would only clash in the linker; catch it here, as one module did.
 void checkKernelNames(const std::vector<tir::PrimFunc>& funcs,
-                      const std::vector<EntryFunction>& entries) {
+                      const std::vector<EntryFunction>& entries,
+                      const std::vector<ObjectKernel>& objects) {
   std::unordered_set<std::string> seen = {KILN_SYMBOL_BACKEND_API, KILN_SYMBOL_ARTIFACT,
                                           KILN_SYMBOL_ARTIFACT_SIZE};
   for (const tir::PrimFunc& f : funcs) {
     KILN_CHECK(seen.insert(f.name).second, "kernel symbol '", f.name,
                "' is defined twice or clashes with a kiln symbol");
+  }
+  for (const ObjectKernel& k : objects) {
+    KILN_CHECK(seen.insert(k.symbol).second, "object kernel symbol '", k.symbol,
+               "' is defined twice or clashes with a kernel");
   }
   for (const EntryFunction& e : entries) {
     KILN_CHECK(seen.insert(e.symbol).second, "entry symbol '", e.symbol,
@@ -66,19 +72,24 @@ void dumpShards(const std::vector<std::string>& shardIrs, const std::string& pat
 }
 
 // Compiles the kernel shards, the entry functions and EXTRA (an object of the caller's) on separate
-// threads into SCRATCH, writes the dumps, and returns the object files.
+// threads into SCRATCH, writes the dumps, and returns the object files, the backends' object
+// kernels (checked first, so that their faults surface before any code generation) among them.
 std::vector<std::string> compileObjects(const std::vector<tir::PrimFunc>& funcs,
                                         const std::vector<EntryFunction>& entries,
                                         const std::string& extraName,
                                         const std::function<void(const std::string& path)>& extra,
                                         const BuildOptions& options, const TempPath& scratch) {
   int threads = threadCount(options);
-  checkKernelNames(funcs, entries);
+  checkKernelNames(funcs, entries, options.objects);
   std::vector<std::vector<size_t>> shards = partitionKernels(funcs, threads);
   auto file = [&](const std::string& name) { return scratch.path() + "/" + name; };
+  std::vector<std::string> objects;
+  for (size_t i = 0; i < options.objects.size(); ++i) {
+    objects.push_back(file(strCat("object_kernel.", i, ".o")));
+    writeObjectKernel(options.objects[i], options.target.triple, objects.back());
+  }
   std::vector<ShardJob> jobs(shards.size());
   std::vector<ShardText> texts(shards.size());
-  std::vector<std::string> objects;
   std::vector<std::function<void()>> tasks;
   for (size_t s = 0; s < shards.size(); ++s) {
     for (size_t i : shards[s]) jobs[s].funcs.push_back(funcs[i]);

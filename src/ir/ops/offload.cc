@@ -1,7 +1,9 @@
 // kiln.Offload: a chain of nodes a backend claimed, run by that backend's runtime. Its inputs are
 // the chain's inputs; its attributes say which backend runs it (backend, pattern), what it does
-// (payload: the backend's compiled form, base64) and what it replaced (ops, nodes), and give its
-// output's type (output_dtype, output_shape), which nothing else could infer.
+// (payload: the backend's compiled form, base64; with `entry`, a relocatable object linked into
+// the artifact whose function `entry` is the kernel, so no runtime is needed) and what it replaced
+// (ops, nodes), and give its output's type (output_dtype, output_shape), which nothing else could
+// infer.
 #include "infer_util.h"
 #include "register_ops.h"
 

@@ -10,6 +10,15 @@
 
 namespace kiln::codegen {
 
+// A kernel an offload backend compiled itself: a relocatable object defining ENTRY (kiln's kernel
+// ABI), linked in as SYMBOL with every other symbol it defines made local.
+struct ObjectKernel {
+  std::string symbol;
+  std::string backend;  // for messages
+  std::string object;   // the object file's bytes
+  std::string entry;
+};
+
 struct BuildOptions {
   Target target;
   int optLevel = 3;  // 0..3, LLVM's optimisation level
@@ -20,6 +29,8 @@ struct BuildOptions {
   // Threads that generate code at once (the kernels are split into this many modules); 0 means
   // one per core. The library computes the same results whatever the count.
   int threads = 0;
+  // Kernels an offload backend compiled to relocatable objects, linked in beside kiln's own.
+  std::vector<ObjectKernel> objects;
 };
 
 // Generates machine code for FUNCS and the executors' ENTRIES, embeds ARTIFACT (the serialized
