@@ -6,7 +6,7 @@
  * same name, which only links because kiln makes it local to its partition. Built with
  * OBJGEN_PASSES, it asks for the passes observe-before and observe-after around its partitioning
  * (a test adds them to its compile context). */
-#define _POSIX_C_SOURCE 200809L
+#define _POSIX_C_SOURCE 200809L /* NOLINT(bugprone-reserved-identifier): mkdtemp */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +28,7 @@ static int64_t elements(const KilnTensorInfo* t) {
 }
 
 /* Every tensor of the chain is float32 with the output's element count and rank. */
-static int32_t objgen_accepts(void* user_data, const KilnMatch* m) {
+static int32_t objgenAccepts(void* user_data, const KilnMatch* m) {
   const KilnGraphApi* api = m->api;
   KilnTensorInfo out, t;
   uint32_t i;
@@ -46,8 +46,8 @@ static int32_t objgen_accepts(void* user_data, const KilnMatch* m) {
 }
 
 /* The kernel's C source: y = a * b, or y = a * b + c. */
-static void write_source(FILE* f, const KilnMatch* m, int64_t n, const char* entry,
-                         const char* visibility) {
+static void writeSource(FILE* f, const KilnMatch* m, int64_t n, const char* entry,
+                        const char* visibility) {
   const int32_t* at = m->arg_index;
   fprintf(f, "#include <stdint.h>\n");
   fprintf(f, "int64_t objgen_count(void) { return %lld; }\n", (long long)n);
@@ -64,7 +64,7 @@ static void write_source(FILE* f, const KilnMatch* m, int64_t n, const char* ent
 }
 
 /* Reads PATH into a malloc'd buffer; NULL on failure. */
-static char* read_file(const char* path, long* size) {
+static char* readFile(const char* path, long* size) {
   FILE* f = fopen(path, "rb");
   char* data = NULL;
   if (f == NULL) return NULL;
@@ -79,7 +79,7 @@ static char* read_file(const char* path, long* size) {
   return data;
 }
 
-static int32_t objgen_compile(void* user_data, const KilnMatch* m) {
+static int32_t objgenCompile(void* user_data, const KilnMatch* m) {
   const KilnGraphApi* api = m->api;
   const char* fault = api->target_attr(m, "fault");
   KilnTensorInfo out;
@@ -104,12 +104,12 @@ static int32_t objgen_compile(void* user_data, const KilnMatch* m) {
   api->output(m->nodes[m->num_nodes - 1], 0, &out);
   f = fopen(src, "w");
   if (f != NULL) {
-    write_source(f, m, elements(&out), "objgen_kernel",
-                 strcmp(fault, "hidden") == 0 ? "__attribute__((visibility(\"hidden\"))) " : "");
+    writeSource(f, m, elements(&out), "objgen_kernel",
+                strcmp(fault, "hidden") == 0 ? "__attribute__((visibility(\"hidden\"))) " : "");
     fclose(f);
     snprintf(command, sizeof command, "%s %s -O2 -fPIC -o %s %s 2>%s", api->target_attr(m, "cc"),
              strcmp(fault, "shared") == 0 ? "-shared -nostdlib" : "-c", obj, src, log);
-    if (system(command) == 0 && (data = read_file(obj, &size)) != NULL) {
+    if (system(command) == 0 && (data = readFile(obj, &size)) != NULL) {
       api->set_object(m, data, (uint64_t)size,
                       strcmp(fault, "no-entry") == 0 ? "objgen_missing" : "objgen_kernel");
       free(data);
@@ -127,7 +127,7 @@ static int32_t objgen_compile(void* user_data, const KilnMatch* m) {
   return status;
 }
 
-static const KilnPattern kPatterns[] = {{"mul_add", "Mul Add?", objgen_accepts}};
+static const KilnPattern kPatterns[] = {{"mul_add", "Mul Add?", objgenAccepts}};
 
 #ifdef OBJGEN_PASSES
 static const char* const kBefore[] = {"observe-before"};
@@ -151,7 +151,7 @@ int32_t kiln_extension_register(const KilnExtensionHost* host, KilnExtensionRegi
                          2,
                          kPatterns,
                          1,
-                         objgen_compile,
+                         objgenCompile,
                          NULL,
                          OBJGEN_BEFORE,
                          OBJGEN_AFTER};
