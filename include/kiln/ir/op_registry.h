@@ -29,6 +29,9 @@ struct OpDef {
   int maxInputs = 1;
   int numOutputs = 1;    // at most; ops with optional outputs check the count themselves
   int sinceVersion = 1;  // the oldest ONNX opset whose semantics kiln implements
+  // The leading outputs kiln's kernels compute (-1: all); a model that reads a later one is
+  // imported as the op's ONNX function, when ONNX defines one, else refused at lowering.
+  int computedOutputs = -1;
   // Sets the types of node.outputs from the input types and attributes; throws kiln::Error
   // naming the node, what it received and what it expected.
   std::function<void(Node& node)> inferTypes;

@@ -1,5 +1,7 @@
 // The host's C compiler driver knows where libc and libm live, so it links native libraries;
 // foreign triples need a cross toolchain or LLD, which links a shared object without any sysroot.
+// With a C compiler driver the link uses -z defs: a symbol nothing defines (a runtime helper the
+// C library lacks) fails the compile instead of the load.
 #include "link_shared_library.h"
 
 #include <llvm/TargetParser/Triple.h>
@@ -30,14 +32,14 @@ std::vector<std::string> linkCommand(const std::string& triple,
                                      const std::string& out) {
   if (isHostTriple(triple)) {
     if (findProgram("cc").empty()) return {};
-    return concat({"cc", "-shared", "-o", out}, objects, {"-lm"});
+    return concat({"cc", "-shared", "-Wl,-z,defs", "-o", out}, objects, {"-lm"});
   }
   llvm::Triple t(triple);
   // Debian's cross compilers are named after the vendor-less triple: aarch64-linux-gnu-gcc.
   std::string crossGcc = strCat(t.getArchName().str(), "-", t.getOSName().str(), "-",
                                 t.getEnvironmentName().str(), "-gcc");
   if (!findProgram(crossGcc).empty())
-    return concat({crossGcc, "-shared", "-o", out}, objects, {"-lm"});
+    return concat({crossGcc, "-shared", "-Wl,-z,defs", "-o", out}, objects, {"-lm"});
   for (const char* lld : {"ld.lld-19", "ld.lld"}) {
     if (!findProgram(lld).empty()) {
       return concat({lld, "-shared", "-z", "noexecstack", "-o", out}, objects, {});

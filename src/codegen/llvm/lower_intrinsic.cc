@@ -107,8 +107,8 @@ llvm::Value* FunctionLowering::lowerTranscendental(Intrinsic f, llvm::Value* x, 
   if (t.bits == 16) {  // half and bfloat compute in float
     DataType wide = DataType::float32();
     wide.lanes = t.lanes;
-    llvm::Value* y = lowerTranscendental(f, b_.CreateFPExt(x, valueType(ctx_, wide)), wide);
-    return b_.CreateFPTrunc(y, x->getType());
+    llvm::Value* y = lowerTranscendental(f, castValue(x, t, wide), wide);
+    return castValue(y, wide, t);
   }
   bool single = t.isFloat() && t.bits == 32;
   llvm::Value* one = llvm::ConstantFP::get(x->getType(), 1.0);

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "attribute_convert.h"
+#include "function_expand.h"
 #include "input_type.h"
 #include "kiln/ir/constant_eval.h"
 #include "kiln/ir/op_registry.h"
@@ -139,6 +140,7 @@ class Importer {
     if (node.op_type() == "Constant" && isDefaultDomain(node.domain())) {
       return importConstantNode(node, name);
     }
+    if (expandIfFunction(node, name)) return;
     checkSupported(node, name);
     std::vector<ir::Value*> inputs;
     for (const std::string& in : node.input()) {
@@ -158,6 +160,40 @@ class Importer {
     ir::inferTypes(*n);
     for (ir::Value* out : n->outputs) values_[out->name] = out;
     foldIfConstant(n);
+  }
+
+  // Whether the model reads an output of NODE past the first COUNT.
+  bool readsOutputsPast(const NodeProto& node, int count) {
+    if (readNames_.empty()) {
+      for (const auto& n : model_.graph().node())
+        readNames_.insert(n.input().begin(), n.input().end());
+      readNames_.insert(graphOutputs_.begin(), graphOutputs_.end());
+    }
+    for (int i = count; i < node.output_size(); ++i) {
+      if (!node.output(i).empty() && readNames_.count(node.output(i))) return true;
+    }
+    return false;
+  }
+
+  // An op kiln has no implementation of, or whose implementation lacks an output the model reads,
+  // is imported as its ONNX function's body when ONNX defines one (the body may hold more such
+  // ops).
+  bool expandIfFunction(const NodeProto& node, const std::string& name) {
+    if (!isDefaultDomain(node.domain())) return false;
+    const ir::OpDef* def = graph_->ops().find(node.op_type());
+    if (def != nullptr &&
+        (def->computedOutputs < 0 || !readsOutputsPast(node, def->computedOutputs))) {
+      return false;
+    }
+    std::vector<const ir::TensorType*> types;
+    for (const std::string& in : node.input()) {
+      types.push_back(in.empty() ? nullptr : &values_.at(in)->type);
+    }
+    std::optional<std::vector<NodeProto>> body =
+        expandFunction(node, name, graph_->opsetVersion, types);
+    if (!body) return false;
+    for (const NodeProto& n : *body) importNode(n);
+    return true;
   }
 
   // Replaces N by constants when all it computes is known now; later nodes then see constants.
@@ -213,6 +249,7 @@ class Importer {
   std::set<std::string> nodeNames_;
   std::set<std::string> graphOutputs_;
   std::set<std::string> onnxNames_;       // every value name in the model, filled on first need
+  std::set<std::string> readNames_;       // every value a node or the graph output reads, likewise
   std::map<std::string, int> nodeCount_;  // per op type, for generated node names
   ir::FoldBudget foldBudget_{0};          // set from the initializers once they are imported
 };

@@ -133,6 +133,7 @@ void registerNormalizationOps(const OpAdder& add) {
        .maxInputs = 3,
        .numOutputs = 3,
        .sinceVersion = 17,
+       .computedOutputs = 1,  // Mean and InvStdDev come from the ONNX function
        .inferTypes = inferLayerNorm});
   // LRN reads neighbouring channels, so it cannot run in an epilogue that sees one element.
   add({.name = "LRN", .opClass = OpClass::kOpaque, .sinceVersion = 1, .inferTypes = inferLrn});
