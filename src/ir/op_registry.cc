@@ -30,6 +30,7 @@ std::shared_ptr<const OpRegistry> buildBuiltin() {
   ops::registerBlockOps(add);
   ops::registerBlockedLayoutOps(add);
   ops::registerOffloadOps(add);
+  ops::registerTriluOps(add);
   return reg;
 }
 

@@ -1,5 +1,5 @@
 // Data-movement and shape ops end to end: Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Slice,
-// Gather, Concat, Expand, Shape, ConstantOfShape, Range.
+// Gather, Concat, Expand, Shape, ConstantOfShape, Range, Trilu.
 #include <gtest/gtest.h>
 
 #include "reference.h"
@@ -106,6 +106,33 @@ TEST(Injective, ShapeConstantOfShapeRange) {
     HostTensor start = ints({}, {3}), limit = ints({}, {20}), delta = ints({}, {4});
     g.expect(g.node("Range", {g.constant(start), g.constant(limit), g.constant(delta)}),
              int64s({3, 7, 11, 15, 19}), "Range int64");
+  });
+}
+
+// k as a runtime input (a scalar the kernel reads), as a constant and omitted; both triangles,
+// square and wide and tall matrices, batched, float and integer.
+TEST(Injective, Trilu) {
+  checkAtAllLevels([](OpGraph& g) {
+    uint32_t seed = 90;
+    for (const Shape& s : {Shape{4, 4}, Shape{2, 3, 5}, Shape{2, 1, 6, 3}}) {
+      for (int64_t upper : {0, 1}) {
+        for (double k : {-7.0, -1.0, 0.0, 2.0, 9.0}) {
+          HostTensor x = randomTensor(s, seed++);
+          ir::Value* kv = g.input(ints({}, {k}));
+          g.expect(g.node("Trilu", {g.input(x), kv}, attrs({{"upper", upper}})),
+                   refTrilu(x, static_cast<int64_t>(k), upper != 0),
+                   strCat("Trilu upper=", upper, " k=", k, " ", runtime::shapeStr(s)));
+        }
+        HostTensor x = randomTensor(s, seed++, -50, 50, DataType::int32());
+        g.expect(g.node("Trilu", {g.input(x)}, attrs({{"upper", upper}})),
+                 refTrilu(x, 0, upper != 0),
+                 strCat("Trilu int32 upper=", upper, " ", runtime::shapeStr(s)));
+        g.expect(
+            g.node("Trilu", {g.input(x), g.constant(ints({}, {1}))}, attrs({{"upper", upper}})),
+            refTrilu(x, 1, upper != 0),
+            strCat("Trilu constant k upper=", upper, " ", runtime::shapeStr(s)));
+      }
+    }
   });
 }
 

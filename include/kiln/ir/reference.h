@@ -105,6 +105,8 @@ HostTensor refLrn(const HostTensor& x, int64_t size, double alpha, double beta, 
 // wrap.
 HostTensor refPad(const HostTensor& x, const Dims& pads, const std::string& mode, double value);
 HostTensor refTile(const HostTensor& x, const Dims& repeats);
+// Trilu: keeps the elements of the last two axes on and above (UPPER) or on and below diagonal K.
+HostTensor refTrilu(const HostTensor& x, int64_t k, bool upper);
 std::vector<HostTensor> refSplit(const HostTensor& x, int64_t axis, const Dims& sizes);
 HostTensor refGatherElements(const HostTensor& x, const HostTensor& indices, int64_t axis);
 HostTensor refDepthToSpace(const HostTensor& x, int64_t block, bool crd);

@@ -28,5 +28,6 @@ void registerSplitOps(const OpAdder& add);
 void registerBlockOps(const OpAdder& add);
 void registerBlockedLayoutOps(const OpAdder& add);
 void registerOffloadOps(const OpAdder& add);
+void registerTriluOps(const OpAdder& add);
 
 }  // namespace kiln::ir::ops

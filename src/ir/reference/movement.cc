@@ -1,5 +1,5 @@
-// Reference data movement for Pad, Tile, Split, GatherElements, DepthToSpace and SpaceToDepth,
-// written as the ONNX specification (and numpy.pad for the pad modes) describes them.
+// Reference data movement for Pad, Trilu, Tile, Split, GatherElements, DepthToSpace and
+// SpaceToDepth, written as the ONNX specification (and numpy.pad for the pad modes) describes them.
 
 #include "kiln/ir/reference.h"
 
@@ -36,6 +36,17 @@ HostTensor refPad(const HostTensor& x, const Dims& pads, const std::string& mode
     y.at(i) = inside ? x.at(ravel(idx, x.shape)) : value;
   }
   return rounded(y);
+}
+
+HostTensor refTrilu(const HostTensor& x, int64_t k, bool upper) {
+  size_t rank = x.shape.size();
+  HostTensor y = x;
+  for (int64_t i = 0; i < y.numel(); ++i) {
+    Dims idx = unravel(i, x.shape);
+    int64_t diagonal = idx[rank - 1] - idx[rank - 2];
+    if (upper ? diagonal < k : diagonal > k) y.at(i) = 0;
+  }
+  return y;
 }
 
 HostTensor refTile(const HostTensor& x, const Dims& repeats) {

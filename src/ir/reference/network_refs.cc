@@ -165,6 +165,10 @@ void addMovement(OpTable& t) {
         refPad(x, fullPads(c, x.shape.size()), c.attrs().getString("mode", "constant"), value));
   };
   t["Tile"] = [](const Call& c) { return one(refTile(c.x(0), c.intsFrom("", 1, {}))); };
+  t["Trilu"] = [](const Call& c) {
+    auto k = static_cast<int64_t>(c.has(1) ? c.x(1).at(0) : 0);
+    return one(refTrilu(c.x(0), k, c.attrs().getInt("upper", 1) != 0));
+  };
   t["Split"] = [](const Call& c) {  // the sizes are those type inference gave the outputs
     int64_t axis = c.attrs().getInt("axis", 0);
     auto a =

@@ -1,6 +1,6 @@
 // Injective ops (data movement: Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Slice, Gather,
-// Expand, Tile, Pad, Split, Concat, DepthToSpace, ...) and shape-producing ops, each defined by
-// which input element an output element reads.
+// Expand, Tile, Trilu, Pad, Split, Concat, DepthToSpace, ...) and shape-producing ops, each defined
+// by which input element an output element reads.
 #include <algorithm>
 
 #include "../loop_builder.h"
@@ -118,6 +118,18 @@ Expr gatherElementsRead(LowerContext& ctx, const ir::Node& n, const Index& idx) 
   Index src = idx;
   src[axis] = i;
   return input(ctx, n, 0, src);
+}
+
+// Trilu keeps element (.., i, j) when j - i >= k (upper) or j - i <= k (lower); k may be read at
+// run time.
+Expr triluRead(LowerContext& ctx, const ir::Node& n, const Index& idx) {
+  size_t rank = idx.size();
+  Expr k = n.inputs.size() > 1 && n.inputs[1] != nullptr ? scalarInput(ctx, n, 1) : intImm(0);
+  Expr diagonal = idx[rank - 1] - idx[rank - 2];
+  bool upper = n.attrs.getInt("upper", 1) != 0;
+  Expr keep = compare(upper ? CompareOp::kGE : CompareOp::kLE, diagonal, k);
+  DataType t = n.outputs[0]->type.dtype;
+  return select(keep, input(ctx, n, 0, idx), constant(0, t));
 }
 
 Expr tileRead(LowerContext& ctx, const ir::Node& n, const Index& idx) {
@@ -290,6 +302,7 @@ void addInjectiveLowerings(LoweringMap& table) {
     return input(ctx, n, 0, broadcastIndex(idx, ctx.shapeOf(n.inputs[0])));
   });
   table["Tile"] = computeOp(tileRead);
+  table["Trilu"] = computeOp(triluRead);
   table["Pad"] = computeOp(padRead);
   table["DepthToSpace"] = computeOp(depthToSpaceRead);
   table["SpaceToDepth"] = computeOp(spaceToDepthRead);
