@@ -138,6 +138,10 @@ Expr foldIdentity(BinaryOp op, const Expr& a, const Expr& b) {
       if (const ExprNode* imm = intImmOf(a)) return imm->intValue != 0 ? a : b;
       if (const ExprNode* imm = intImmOf(b)) return imm->intValue != 0 ? b : a;
       break;
+    case BinaryOp::kShl:
+    case BinaryOp::kShr:
+      if (holdsInt(b, 0)) return a;
+      break;
   }
   return nullptr;
 }
@@ -238,6 +242,9 @@ Expr binary(BinaryOp op, Expr a, Expr b) {
   }
   if (op == BinaryOp::kFloorDiv || op == BinaryOp::kFloorMod) {
     KILN_CHECK(isIntLike(t), "floor division on non-integer type ", t.str());
+  }
+  if (op == BinaryOp::kShl || op == BinaryOp::kShr) {
+    KILN_CHECK(t.isUInt(), "bit shift on a type that is not unsigned: ", t.str());
   }
   if (t.lanes > 1) {
     if (Expr e = foldVector(op, a, b)) return e;

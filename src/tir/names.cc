@@ -23,6 +23,10 @@ const char* binaryOpName(BinaryOp op) {
       return "||";
     case BinaryOp::kFloorDiv:
       return "floordiv";
+    case BinaryOp::kShl:
+      return "shift_left";
+    case BinaryOp::kShr:
+      return "shift_right";
     case BinaryOp::kFloorMod:
       return "floormod";
     case BinaryOp::kMin:
@@ -75,6 +79,28 @@ const char* intrinsicName(Intrinsic f) {
       return "erf";
     case Intrinsic::kSigmoid:
       return "sigmoid";
+    case Intrinsic::kSin:
+      return "sin";
+    case Intrinsic::kCos:
+      return "cos";
+    case Intrinsic::kTan:
+      return "tan";
+    case Intrinsic::kAsin:
+      return "asin";
+    case Intrinsic::kAcos:
+      return "acos";
+    case Intrinsic::kAtan:
+      return "atan";
+    case Intrinsic::kSinh:
+      return "sinh";
+    case Intrinsic::kCosh:
+      return "cosh";
+    case Intrinsic::kAsinh:
+      return "asinh";
+    case Intrinsic::kAcosh:
+      return "acosh";
+    case Intrinsic::kAtanh:
+      return "atanh";
     case Intrinsic::kPow:
       return "pow";
     case Intrinsic::kFma:

@@ -30,10 +30,10 @@ const std::map<std::string, CompareOp>& compareOps() {
 }
 
 const std::map<std::string, BinaryOp>& namedBinaryOps() {
-  static const std::map<std::string, BinaryOp> kOps = {{"floordiv", BinaryOp::kFloorDiv},
-                                                       {"floormod", BinaryOp::kFloorMod},
-                                                       {"min", BinaryOp::kMin},
-                                                       {"max", BinaryOp::kMax}};
+  static const std::map<std::string, BinaryOp> kOps = {
+      {"floordiv", BinaryOp::kFloorDiv}, {"floormod", BinaryOp::kFloorMod},
+      {"min", BinaryOp::kMin},           {"max", BinaryOp::kMax},
+      {"shift_left", BinaryOp::kShl},    {"shift_right", BinaryOp::kShr}};
   return kOps;
 }
 

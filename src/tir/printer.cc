@@ -19,6 +19,8 @@ bool isInfix(BinaryOp op) {
     case BinaryOp::kFloorMod:
     case BinaryOp::kMin:
     case BinaryOp::kMax:
+    case BinaryOp::kShl:
+    case BinaryOp::kShr:
       return false;
     default:
       return true;

@@ -1,5 +1,5 @@
-// Broadcasting ops with several inputs end to end: comparisons, And/Or/Xor, Mod (both fmod
-// forms), and the variadic Min/Max/Sum/Mean, on random broadcast-compatible shapes.
+// Broadcasting ops with several inputs end to end: comparisons, And/Or/Xor, BitShift, Mod (both
+// fmod forms), and the variadic Min/Max/Sum/Mean, on random broadcast-compatible shapes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -102,6 +102,34 @@ TEST(BroadcastOps, ModFollowsTheSignRules) {
       g.expect(g.node("Mod", {g.input(fa), g.input(fb)}, attrs({{"fmod", int64_t{1}}})),
                rounded(refBinary(fa, fb, [](double x, double y) { return std::fmod(x, y); })),
                strCat("Mod fmod float ", runtime::shapeStr(as)), 1e-5);
+    }
+  });
+}
+
+// Shifts of every unsigned width, broadcast, including shifts by the width or more (0); the
+// expected values are written out independently of kiln's reference.
+TEST(BroadcastOps, BitShiftBothDirections) {
+  checkAtAllLevels([](OpGraph& g) {
+    std::mt19937 rng(5);
+    uint32_t seed = 200;
+    for (const char* name : {"uint8", "uint16", "uint32", "uint64"}) {
+      DataType t = DataType::parse(name);
+      auto [as, bs] = broadcastPair(rng);
+      HostTensor a = randomTensor(as, seed++, 0, 250, t);
+      HostTensor b = randomTensor(bs, seed++, 0, t.bits + 3, t);
+      for (const char* direction : {"LEFT", "RIGHT"}) {
+        bool left = std::string(direction) == "LEFT";
+        auto want = [left, bits = t.bits](double x, double y) {
+          if (y >= bits) return 0.0;
+          double shifted = left ? x * std::pow(2.0, y) : std::floor(x / std::pow(2.0, y));
+          return std::fmod(shifted, std::pow(2.0, bits));
+        };
+        g.expect(g.node("BitShift", {g.input(a), g.input(b)},
+                        attrs({{"direction", std::string(direction)}})),
+                 refBinary(a, b, want, t),
+                 strCat("BitShift ", direction, " ", t.str(), " ", runtime::shapeStr(as), " ",
+                        runtime::shapeStr(bs)));
+      }
     }
   });
 }

@@ -1,5 +1,5 @@
-// Elementwise and broadcast ops end to end: activations, math functions, Clip, Cast, binary
-// arithmetic and comparisons with numpy broadcasting, Where.
+// Elementwise and broadcast ops end to end: activations, math functions (trigonometric too), Clip,
+// Cast, binary arithmetic and comparisons with numpy broadcasting, Where.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -34,6 +34,28 @@ TEST(Elementwise, UnaryFloatOps) {
     addUnary(
         g, "LeakyRelu", [](double x) { return x < 0 ? 0.2 * x : x; }, attrs({{"alpha", 0.2}}));
     addUnary(g, "LeakyRelu", [](double x) { return x < 0 ? 0.01 * x : x; });
+  });
+}
+
+// Each on a domain where it is defined and finite.
+TEST(Elementwise, TrigonometricAndHyperbolicOps) {
+  checkAtAllLevels([](OpGraph& g) {
+    addUnary(g, "Sin", [](double x) { return std::sin(x); });
+    addUnary(g, "Cos", [](double x) { return std::cos(x); });
+    addUnary(
+        g, "Tan", [](double x) { return std::tan(x); }, {}, -1.4, 1.4);
+    addUnary(
+        g, "Asin", [](double x) { return std::asin(x); }, {}, -1.0, 1.0);
+    addUnary(
+        g, "Acos", [](double x) { return std::acos(x); }, {}, -1.0, 1.0);
+    addUnary(g, "Atan", [](double x) { return std::atan(x); });
+    addUnary(g, "Sinh", [](double x) { return std::sinh(x); });
+    addUnary(g, "Cosh", [](double x) { return std::cosh(x); });
+    addUnary(g, "Asinh", [](double x) { return std::asinh(x); });
+    addUnary(
+        g, "Acosh", [](double x) { return std::acosh(x); }, {}, 1.0, 6.0);
+    addUnary(
+        g, "Atanh", [](double x) { return std::atanh(x); }, {}, -0.95, 0.95);
   });
 }
 

@@ -85,6 +85,12 @@ double binaryLane(BinaryOp op, DataType t, double a, double b) {
       return (x != 0 && y != 0) ? 1 : 0;
     case BinaryOp::kOr:
       return (x != 0 || y != 0) ? 1 : 0;
+    case BinaryOp::kShl:
+    case BinaryOp::kShr: {
+      auto ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
+      if (uy >= 64) return 0;
+      return static_cast<double>(op == BinaryOp::kShl ? ux << uy : ux >> uy);
+    }
   }
   return 0;
 }
@@ -129,6 +135,28 @@ double mathLane(Intrinsic f, double x, double y, double z) {
       return std::erf(x);
     case Intrinsic::kSigmoid:
       return 1 / (1 + std::exp(-x));
+    case Intrinsic::kSin:
+      return std::sin(x);
+    case Intrinsic::kCos:
+      return std::cos(x);
+    case Intrinsic::kTan:
+      return std::tan(x);
+    case Intrinsic::kAsin:
+      return std::asin(x);
+    case Intrinsic::kAcos:
+      return std::acos(x);
+    case Intrinsic::kAtan:
+      return std::atan(x);
+    case Intrinsic::kSinh:
+      return std::sinh(x);
+    case Intrinsic::kCosh:
+      return std::cosh(x);
+    case Intrinsic::kAsinh:
+      return std::asinh(x);
+    case Intrinsic::kAcosh:
+      return std::acosh(x);
+    case Intrinsic::kAtanh:
+      return std::atanh(x);
     case Intrinsic::kPow:
       return std::pow(x, y);
     case Intrinsic::kFma:

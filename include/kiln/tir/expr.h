@@ -25,7 +25,22 @@ enum class ExprKind {
   kRamp,
   kBroadcast,
 };
-enum class BinaryOp { kAdd, kSub, kMul, kDiv, kMod, kFloorDiv, kFloorMod, kMin, kMax, kAnd, kOr };
+// kShl/kShr: bit shifts of unsigned integers; a shift by the width or more gives 0.
+enum class BinaryOp {
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kMod,
+  kFloorDiv,
+  kFloorMod,
+  kMin,
+  kMax,
+  kAnd,
+  kOr,
+  kShl,
+  kShr
+};
 enum class CompareOp { kLT, kLE, kGT, kGE, kEQ, kNE };
 // Math and vector intrinsics. kFma(a, b, c) = a * b + c with one rounding; kReduce* fold the
 // lanes of a vector into a scalar.
@@ -40,6 +55,18 @@ enum class Intrinsic {
   kRound,
   kErf,
   kSigmoid,
+  // Trigonometric and hyperbolic functions and their inverses (libm).
+  kSin,
+  kCos,
+  kTan,
+  kAsin,
+  kAcos,
+  kAtan,
+  kSinh,
+  kCosh,
+  kAsinh,
+  kAcosh,
+  kAtanh,
   kPow,
   kFma,
   kReduceAdd,

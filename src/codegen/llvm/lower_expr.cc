@@ -106,9 +106,11 @@ llvm::Value* FunctionLowering::lowerBinary(const tir::ExprNode& e) {
         return floatMinMax(/*isMax=*/true, a, b);
       case BinaryOp::kAnd:
       case BinaryOp::kOr:
+      case BinaryOp::kShl:
+      case BinaryOp::kShr:
         break;
     }
-    KILN_CHECK(false, "logical operator on floating-point type ", t.str());
+    KILN_CHECK(false, "logical or bit operator on floating-point type ", t.str());
   }
   bool isSigned = t.isInt();
   // Signed index arithmetic never wraps; telling LLVM so lets it reason about loop bounds.
@@ -138,6 +140,15 @@ llvm::Value* FunctionLowering::lowerBinary(const tir::ExprNode& e) {
       return b_.CreateAnd(a, b);
     case BinaryOp::kOr:
       return b_.CreateOr(a, b);
+    case BinaryOp::kShl:
+    case BinaryOp::kShr: {
+      // LLVM makes a shift by the width or more poison; the loop IR defines it as 0.
+      llvm::Value* shifted =
+          e.binaryOp == BinaryOp::kShl ? b_.CreateShl(a, b) : b_.CreateLShr(a, b);
+      llvm::Value* width = llvm::ConstantInt::get(a->getType(), t.bits);
+      return b_.CreateSelect(b_.CreateICmpUGE(b, width), llvm::Constant::getNullValue(a->getType()),
+                             shifted);
+    }
   }
   KILN_CHECK(false, "unknown binary operator ", static_cast<int>(e.binaryOp));
   return nullptr;

@@ -70,6 +70,17 @@ llvm::Value* FunctionLowering::lowerCall(const tir::ExprNode& e) {
     case Intrinsic::kTanh:
     case Intrinsic::kErf:
     case Intrinsic::kSigmoid:
+    case Intrinsic::kSin:
+    case Intrinsic::kCos:
+    case Intrinsic::kTan:
+    case Intrinsic::kAsin:
+    case Intrinsic::kAcos:
+    case Intrinsic::kAtan:
+    case Intrinsic::kSinh:
+    case Intrinsic::kCosh:
+    case Intrinsic::kAsinh:
+    case Intrinsic::kAcosh:
+    case Intrinsic::kAtanh:
       return lowerTranscendental(e.intrinsic, x, t);
     case Intrinsic::kPow:
       return b_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, x, lowerExpr(e.args[1]));
@@ -128,9 +139,8 @@ llvm::Value* FunctionLowering::lowerTranscendental(Intrinsic f, llvm::Value* x, 
       return b_.CreateFDiv(one, b_.CreateFAdd(one, expNeg));
     }
     default:
-      break;
+      return callLibm(strCat(intrinsicName(f), "f"), intrinsicName(f), x, t);
   }
-  KILN_CHECK(false, "not a transcendental intrinsic: ", static_cast<int>(f));
   return nullptr;
 }
 

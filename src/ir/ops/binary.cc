@@ -1,5 +1,5 @@
-// Type inference of broadcasting ops with two or three inputs: arithmetic, Pow, Mod, comparisons,
-// logical And/Or/Xor and Where.
+// Type inference of broadcasting ops with two or three inputs: arithmetic, Pow, Mod, BitShift,
+// comparisons, logical And/Or/Xor and Where.
 #include "infer_util.h"
 #include "register_ops.h"
 
@@ -27,6 +27,16 @@ void inferMod(Node& node) {
   DataType t = inputType(node, 0).dtype;
   if (isFloatType(t) && !fmod) {
     fail(node, "inputs are ", t.str(), " with fmod=0; expected fmod=1 for floating-point Mod");
+  }
+}
+
+void inferBitShift(Node& node) {
+  inferArithmetic(node);
+  DataType t = inputType(node, 0).dtype;
+  if (!t.isUInt()) fail(node, "inputs are ", t.str(), "; expected an unsigned integer type");
+  std::string direction = node.attrs.getString("direction", "");
+  if (direction != "LEFT" && direction != "RIGHT") {
+    fail(node, "direction is '", direction, "'; expected 'LEFT' or 'RIGHT'");
   }
 }
 
@@ -81,6 +91,7 @@ void registerBinaryOps(const OpAdder& add) {
   add(binaryOp("Div", inferArithmetic, 7));
   add(binaryOp("Pow", inferPow, 7));
   add(binaryOp("Mod", inferMod, 10));
+  add(binaryOp("BitShift", inferBitShift, 11));
   add(binaryOp("Equal", inferEqual, 7));
   add(binaryOp("Less", inferCompare, 7));
   add(binaryOp("Greater", inferCompare, 7));

@@ -106,6 +106,17 @@ void registerUnaryOps(const OpAdder& add) {
   add(unaryOp("Log", requireFloat));
   add(unaryOp("Sqrt", requireFloat));
   add(unaryOp("Erf", requireNumeric, 9));
+  add(unaryOp("Sin", requireFloat, 7));
+  add(unaryOp("Cos", requireFloat, 7));
+  add(unaryOp("Tan", requireFloat, 7));
+  add(unaryOp("Asin", requireFloat, 7));
+  add(unaryOp("Acos", requireFloat, 7));
+  add(unaryOp("Atan", requireFloat, 7));
+  add(unaryOp("Sinh", requireFloat, 9));
+  add(unaryOp("Cosh", requireFloat, 9));
+  add(unaryOp("Asinh", requireFloat, 9));
+  add(unaryOp("Acosh", requireFloat, 9));
+  add(unaryOp("Atanh", requireFloat, 9));
   add(unaryOp("Neg", requireFloatOrSignedInt));
   add(unaryOp("Abs", requireNumeric));
   add(unaryOp("Identity", requireAny, 1));

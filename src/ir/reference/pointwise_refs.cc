@@ -94,6 +94,17 @@ void addMath(OpTable& t) {
   t["Log"] = unary([](double x) { return std::log(x); });
   t["Sqrt"] = unary([](double x) { return std::sqrt(x); });
   t["Erf"] = unary([](double x) { return std::erf(x); });
+  t["Sin"] = unary([](double x) { return std::sin(x); });
+  t["Cos"] = unary([](double x) { return std::cos(x); });
+  t["Tan"] = unary([](double x) { return std::tan(x); });
+  t["Asin"] = unary([](double x) { return std::asin(x); });
+  t["Acos"] = unary([](double x) { return std::acos(x); });
+  t["Atan"] = unary([](double x) { return std::atan(x); });
+  t["Sinh"] = unary([](double x) { return std::sinh(x); });
+  t["Cosh"] = unary([](double x) { return std::cosh(x); });
+  t["Asinh"] = unary([](double x) { return std::asinh(x); });
+  t["Acosh"] = unary([](double x) { return std::acosh(x); });
+  t["Atanh"] = unary([](double x) { return std::atanh(x); });
   t["Abs"] = unary([](double x) { return std::fabs(x); });
   t["Neg"] = unary([](double x) { return -x; });
   t["Floor"] = unary([](double x) { return std::floor(x); });
@@ -153,6 +164,17 @@ void addBinary(OpTable& t) {
     bool fmod = c.attrs().getInt("fmod", 0) != 0;
     auto mod = [fmod](double a, double b) { return fmod ? std::fmod(a, b) : pythonMod(a, b); };
     return std::vector<HostTensor>{refBinary(c.x(0), c.x(1), mod, c.outType())};
+  };
+  t["BitShift"] = [](const Call& c) {
+    bool left = c.attrs().getString("direction", "") == "LEFT";
+    int bits = c.outType().bits;
+    auto shift = [left, bits](double a, double b) {
+      auto x = static_cast<uint64_t>(a), by = static_cast<uint64_t>(b);
+      if (by >= static_cast<uint64_t>(bits)) return 0.0;
+      uint64_t mask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+      return static_cast<double>((left ? x << by : x >> by) & mask);
+    };
+    return std::vector<HostTensor>{refBinary(c.x(0), c.x(1), shift, c.outType())};
   };
   t["Equal"] = binary([](double a, double b) { return a == b ? 1.0 : 0.0; });
   t["Less"] = binary([](double a, double b) { return a < b ? 1.0 : 0.0; });

@@ -188,6 +188,15 @@ void addMath(LoweringMap& t) {
   floatUnary(t, "Log", [](const ir::Node&, const Expr& x) { return fcall(Intrinsic::kLog, x); });
   floatUnary(t, "Sqrt", [](const ir::Node&, const Expr& x) { return fcall(Intrinsic::kSqrt, x); });
   floatUnary(t, "Erf", [](const ir::Node&, const Expr& x) { return fcall(Intrinsic::kErf, x); });
+  const std::pair<const char*, Intrinsic> kTrig[] = {
+      {"Sin", Intrinsic::kSin},     {"Cos", Intrinsic::kCos},     {"Tan", Intrinsic::kTan},
+      {"Asin", Intrinsic::kAsin},   {"Acos", Intrinsic::kAcos},   {"Atan", Intrinsic::kAtan},
+      {"Sinh", Intrinsic::kSinh},   {"Cosh", Intrinsic::kCosh},   {"Asinh", Intrinsic::kAsinh},
+      {"Acosh", Intrinsic::kAcosh}, {"Atanh", Intrinsic::kAtanh},
+  };
+  for (const auto& [op, f] : kTrig) {
+    floatUnary(t, op, [f = f](const ir::Node&, const Expr& x) { return fcall(f, x); });
+  }
   floatUnary(t, "Floor",
              [](const ir::Node&, const Expr& x) { return fcall(Intrinsic::kFloor, x); });
   floatUnary(t, "Ceil", [](const ir::Node&, const Expr& x) { return fcall(Intrinsic::kCeil, x); });
@@ -266,6 +275,10 @@ void addBinary(LoweringMap& t) {
   binaryOp(t, "Xor", [](const Expr& a, const Expr& b) { return compare(CompareOp::kNE, a, b); });
   t["Pow"] = pointwiseOp([](const ir::Node& n, const Ins& in) { return power(n, in[0], in[1]); });
   t["Mod"] = pointwiseOp([](const ir::Node& n, const Ins& in) { return mod(n, in[0], in[1]); });
+  t["BitShift"] = pointwiseOp([](const ir::Node& n, const Ins& in) {
+    bool left = n.attrs.getString("direction", "") == "LEFT";
+    return binary(left ? BinaryOp::kShl : BinaryOp::kShr, in[0], in[1]);
+  });
   t["Where"] =
       pointwiseOp([](const ir::Node&, const Ins& in) { return select(in[0], in[1], in[2]); });
   t["Min"] = pointwiseOp([](const ir::Node&, const Ins& in) {
