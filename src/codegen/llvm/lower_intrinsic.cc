@@ -141,7 +141,6 @@ llvm::Value* FunctionLowering::lowerTranscendental(Intrinsic f, llvm::Value* x, 
     default:
       return callLibm(strCat(intrinsicName(f), "f"), intrinsicName(f), x, t);
   }
-  return nullptr;
 }
 
 // Calls the float or double libm function; vectors lane by lane.

@@ -100,12 +100,9 @@ std::optional<std::vector<::onnx::NodeProto>> expandFunction(
     } else {
       return std::nullopt;
     }
-  } catch (const Error& e) {
+  } catch (const std::exception& e) {  // kiln's own Error, or one of ONNX's
     throw Error(strCat("expanding '", node.op_type(), "' (opset ", opset,
                        ") into its ONNX function: ", e.what()));
-  } catch (const std::exception& e) {
-    throw Error(strCat("expanding '", node.op_type(), "' (opset ", opset,
-                       ") into its ONNX function failed: ", e.what()));
   }
   return inlineBody(node, body, name, attributesOf(node, *schema));
 }
