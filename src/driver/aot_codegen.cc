@@ -8,6 +8,7 @@
 #include "kiln/driver/graph_metadata.h"
 #include "kiln/driver/model_signature.h"
 #include "kiln/ir/flops.h"
+#include "kiln/ir/op_registry.h"
 #include "kiln/support/error.h"
 
 namespace kiln::driver {
@@ -67,8 +68,25 @@ class Layout {
 
 std::string aotEntrySymbol(const std::string& model) { return strCat("kiln_", model, "_run"); }
 
+// An entry function calls compiled kernels over a static plan; a node the runtime executes has
+// neither.
+void refuseRuntimeOps(const LoweredModel& model) {
+  for (size_t k = 0; k < model.kernels.size(); ++k) {
+    if (model.kernels[k].runtimeOp) {
+      const ir::Node& node = *model.groups[k].nodes.front();
+      throw Error(strCat("--executor aot cannot run ", ir::nodeLabel(node),
+                         ": the runtime executes it (",
+                         ir::hasRunTimeShapes(node) ? "its shapes are known only at run time"
+                                                    : "kiln compiles no kernel for it",
+                         "), and an entry function calls only compiled kernels over a static "
+                         "plan; use --executor graph"));
+    }
+  }
+}
+
 ExecutorCode generateAotExecutor(const LoweredModel& model) {
   KILN_CHECK(model.groups.size() == model.kernels.size(), "one kernel per group");
+  refuseRuntimeOps(model);
   ExecutorCode code;
   Layout layout(model);
   Json params = Json(Json::Array{});

@@ -85,6 +85,10 @@ void dumpKernels(const std::string& dir, const std::vector<kernel::LoweredKernel
       text += strCat("// ", k.func.name, ": offloaded to backend '", k.offload->backend, "'\n\n");
       continue;
     }
+    if (k.runtimeOp) {
+      text += strCat("// ", k.func.name, ": executed by the runtime (", k.runtimeOp->op, ")\n\n");
+      continue;
+    }
     if (k.object) {
       text += strCat("// ", k.func.name, ": an object of backend '", k.object->backend,
                      "', linked in (its function ", k.object->entry, ")\n\n");
@@ -164,7 +168,7 @@ ModelPart compileModel(const NamedGraph& named, const CompileOptions& options,
   for (kernel::LoweredKernel& k : kernels) {
     if (k.object) {
       objects.push_back({k.func.name, k.object->backend, k.object->object, k.object->entry});
-    } else if (!k.offload) {
+    } else if (!k.offload && !k.runtimeOp) {
       pool.add(k);
     }
   }

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "kiln/ir/flops.h"
+#include "kiln/runtime/graph_executor.h"
 #include "kiln/support/error.h"
 
 namespace kiln::driver {
@@ -21,6 +22,7 @@ class TensorTable {
       : plan_(plan), out_(out) {}
 
   int64_t id(const ir::Value* v) {
+    if (v == nullptr) return -1;  // an omitted input of a runtime op
     if (auto it = ids_.find(v); it != ids_.end()) return it->second;
     Json t;
     t["name"] = v->name;
@@ -31,6 +33,9 @@ class TensorTable {
       t["offset"] = 0;
       params_.push(Json(static_cast<int64_t>(tensors_.size())));
       out_.params.emplace_back(v->name, *v->constant);
+    } else if (!v->type.isStatic()) {
+      t["storage"] = runtime::kRunTimeStorage;
+      t["offset"] = 0;
     } else {
       auto slot = plan_.slots.find(v);
       KILN_CHECK(slot != plan_.slots.end(), "value '", v->name, "' has no place in the plan");
@@ -84,7 +89,12 @@ GraphExecutorModel buildGraphMetadata(const ir::Graph& graph,
     for (const ir::Value* v : k.args) args.push(table.id(v));
     Json call;
     call["name"] = groups[i].name;
-    if (k.offload) {
+    if (k.runtimeOp) {
+      Json op;
+      op["op"] = k.runtimeOp->op;
+      op["attrs"] = k.runtimeOp->attrs;
+      call["runtime_op"] = std::move(op);
+    } else if (k.offload) {
       Json offload;
       offload["backend"] = k.offload->backend;
       offload["payload"] = k.offload->payload;

@@ -103,6 +103,9 @@ std::optional<std::vector<NDArray>> evaluateConstant(const Node& node) {
 std::optional<std::vector<NDArray>> evaluateConstant(const Node& node, FoldBudget& budget) {
   auto it = evaluators().find(node.op);
   if (it == evaluators().end()) return std::nullopt;
+  for (const Value* in : node.inputs) {
+    if (in && !in->type.isStatic()) return std::nullopt;  // its shape is not known yet
+  }
   if (node.op != "Shape" && node.op != "Size") {  // these read only the input's static type
     for (const Value* in : node.inputs) {
       if (in && !in->isConstant()) return std::nullopt;
@@ -111,7 +114,7 @@ std::optional<std::vector<NDArray>> evaluateConstant(const Node& node, FoldBudge
   }
   std::vector<TensorType> types = inferredOutputTypes(node);
   for (const TensorType& t : types) {
-    if (!isScalarElementType(t.dtype)) return std::nullopt;
+    if (!isScalarElementType(t.dtype) || !t.isStatic()) return std::nullopt;
   }
   uint64_t bytes = 0;
   for (const TensorType& t : types) bytes = saturatingAdd(bytes, bytesOf(t));

@@ -13,7 +13,7 @@ int64_t product(const std::vector<int64_t>& dims, size_t from = 0) {
   return p;
 }
 
-int64_t numelOf(const Value* v) { return v ? v->type.numel() : 0; }
+int64_t numelOf(const Value* v) { return v && v->type.isStatic() ? v->type.numel() : 0; }
 
 }  // namespace
 

@@ -2,6 +2,7 @@
 // and the registries compile contexts extend from it.
 #include "kiln/ir/op_registry.h"
 
+#include "kiln/runtime/runtime_op.h"
 #include "kiln/support/error.h"
 #include "ops/register_ops.h"
 
@@ -11,7 +12,10 @@ namespace {
 
 std::shared_ptr<const OpRegistry> buildBuiltin() {
   auto reg = std::make_shared<OpRegistry>();
-  ops::OpAdder add = [&reg](OpDef def) { reg->add(std::move(def)); };
+  ops::OpAdder add = [&reg](OpDef def) {
+    ops::attachRunTimeShapes(def);
+    reg->add(std::move(def));
+  };
   ops::registerConvOps(add);
   ops::registerPoolOps(add);
   ops::registerMatmulOps(add);
@@ -31,6 +35,7 @@ std::shared_ptr<const OpRegistry> buildBuiltin() {
   ops::registerBlockedLayoutOps(add);
   ops::registerOffloadOps(add);
   ops::registerTriluOps(add);
+  ops::registerRuntimeExecutedOps(add);
   return reg;
 }
 
@@ -95,6 +100,43 @@ const OpRegistry& opsOf(const Node& node) {
 
 std::string nodeLabel(const Node& node) { return strCat(node.op, " '", node.name, "'"); }
 
+bool hasRunTimeShapes(const Node& node) {
+  for (const Value* v : node.inputs) {
+    if (v && !v->type.isStatic()) return true;
+  }
+  for (const Value* v : node.outputs) {
+    if (v && !v->type.isStatic()) return true;
+  }
+  const OpDef* def = opsOf(node).find(node.op);
+  if (def == nullptr) return false;
+  for (int i : def->shapeInputs) {
+    auto k = static_cast<size_t>(i);
+    if (k < node.inputs.size() && node.inputs[k] && !node.inputs[k]->isConstant()) return true;
+  }
+  return false;
+}
+
+namespace {
+
+// An op that needs static shapes, given a tensor sized at run time, says so.
+void requireStaticInputs(const Node& node) {
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const Value* v = node.inputs[i];
+    if (v == nullptr || v->type.isStatic()) continue;
+    std::string ops;
+    for (const std::string& name : runtime::runtimeOpNames()) {
+      const OpDef* def = opsOf(node).find(name);
+      if (def && def->inferRunTime) ops += (ops.empty() ? "" : ", ") + name;
+    }
+    throw Error(strCat(nodeLabel(node), ": input ", i, " '", v->name, "' is ", v->type.str(),
+                       ", sized only at run time; kiln compiles '", node.op,
+                       "' for static shapes only (ops that take tensors sized at run time: ", ops,
+                       ")"));
+  }
+}
+
+}  // namespace
+
 void inferTypes(Node& node) {
   const OpDef* def = opsOf(node).find(node.op);
   std::string label = nodeLabel(node);
@@ -115,7 +157,12 @@ void inferTypes(Node& node) {
         strCat(label, ": has ", numOutputs, " outputs; expected ", countRange(1, def->numOutputs)));
   }
   try {
-    def->inferTypes(node);
+    if (hasRunTimeShapes(node) && def->inferRunTime) {
+      def->inferRunTime(node);
+    } else {
+      requireStaticInputs(node);
+      def->inferTypes(node);
+    }
   } catch (const Error& e) {
     std::string what = e.what();
     if (what.rfind(label, 0) == 0) throw;

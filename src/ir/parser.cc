@@ -300,15 +300,24 @@ class Parser {
     expect('[', "after the element type");
     if (!consume(']')) {
       do {
-        Number n = readNumber("a dimension");
+        skipSpace();
+        if (consume('?')) {  // a dim sized at run time
+          t.shape.push_back(runtime::kDynamicDim);
+          continue;
+        }
+        Number n = readNumber("a dimension or '?'");
         int64_t d = toInt(n, "a dimension");
-        if (d < 0) failAt(n.pos, "dimension ", d, " is negative; expected >= 0");
+        if (d < 0) failAt(n.pos, "dimension ", d, " is negative; expected >= 0 or '?'");
         t.shape.push_back(d);
       } while (consume(','));
       expect(']', "after the dimensions");
     }
     try {
-      runtime::shapeNumel(t.shape);
+      runtime::Shape known;
+      for (int64_t d : t.shape) {
+        if (d != runtime::kDynamicDim) known.push_back(d);
+      }
+      runtime::shapeNumel(known);
     } catch (const Error& e) {
       failAt(start, e.what());
     }

@@ -4,10 +4,6 @@
 
 namespace kiln::ir {
 
-std::string TensorType::str() const {
-  std::string s = dtype.str() + "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += strCat(i ? "," : "", shape[i]);
-  return s + "]";
-}
+std::string TensorType::str() const { return dtype.str() + runtime::shapeStr(shape); }
 
 }  // namespace kiln::ir

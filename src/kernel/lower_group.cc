@@ -11,6 +11,7 @@
 #include "loop_builder.h"
 #include "lower_context.h"
 #include "lower_offload.h"
+#include "lower_runtime_op.h"
 
 namespace kiln::kernel {
 namespace {
@@ -172,6 +173,8 @@ LoweredKernel lowerGroup(const FusedGroup& group, const std::string& symbol,
   KILN_CHECK(!group.nodes.empty(), "fused group ", group.name, " has no nodes");
   KILN_CHECK(!group.outputs.empty(), "fused group ", group.name, " has no outputs");
   if (group.nodes.front()->op == "kiln.Offload") return lowerOffload(group, symbol);
+  const LoweringTable& lowerings = config.lowerings ? *config.lowerings : *LoweringTable::builtin();
+  if (runsInRuntime(group, lowerings)) return lowerRuntimeOp(group, symbol);
   LowerContext ctx(group, symbol, config);
   const ir::Node* anchor = nullptr;
   for (const ir::Node* n : group.nodes) {

@@ -70,10 +70,13 @@ class DebugExecutorNode final : public ModuleNode {
       row["flops"] = kernel.flops;
       Json outs = Json::Array{};
       for (size_t j = kernel.args.size() - kernel.numOutputs; j < kernel.args.size(); ++j) {
+        if (kernel.args[j] < 0) continue;  // an output the model omits
         const GraphTensor& t = plan_->tensors[kernel.args[j]];
-        outs.push(tensorInfo(t.name, t.shape, t.dtype));
+        const NDArray& array = runner_->tensorArray(kernel.args[j]);
+        // A run-time sized output is shown with the shape this run gave it.
+        outs.push(tensorInfo(t.name, t.dynamic() ? array.shape() : t.shape, t.dtype));
         // Copied now: later kernels may reuse the storage.
-        if (keepOutputs) outputs_[k].push_back(runner_->tensorArray(kernel.args[j]).clone());
+        if (keepOutputs) outputs_[k].push_back(array.clone());
       }
       row["outputs"] = std::move(outs);
       rows.push(std::move(row));

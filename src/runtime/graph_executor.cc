@@ -1,5 +1,6 @@
 // The graph executor module: one model instance over its own static memory plan. All storage and
 // every kernel's argument array are built at creation, so run() only calls kernels.
+#include <algorithm>
 #include <map>
 
 #include "executor_util.h"
@@ -118,11 +119,13 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
     return kTable;
   }
 
-  // The data pointers of every kernel's arguments, rebuilt only when parameters change.
+  // The data pointers of every compiled kernel's arguments, rebuilt only when parameters change
+  // (a runtime op reads its tensors when it runs).
   void refreshArgs() {
     missingParams_ = 0;
     for (int64_t id : plan_->params) missingParams_ += tensors_[id].defined() ? 0 : 1;
     for (size_t k = 0; k < plan_->kernels.size(); ++k) {
+      if (plan_->kernels[k].runtimeOp) continue;
       const std::vector<int64_t>& ids = plan_->kernels[k].args;
       for (size_t j = 0; j < ids.size(); ++j) {
         const NDArray& t = tensors_[ids[j]];
@@ -180,6 +183,11 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
   // Binds BUFFER (checked) in place of tensor ID, for zero-copy I/O.
   void bindStorage(const char* function, int64_t id, const NDArray& buffer, bool written) {
     const GraphTensor& t = plan_->tensors[id];
+    if (t.dynamic()) {
+      throw Error(strCat(function, ": '", t.name, "' of model '", plan_->model, "' is ",
+                         describe(t.shape, t.dtype),
+                         ", sized at run time: read it with get_output after run()"));
+    }
     checkBindable(function, t.name, t.shape, t.dtype, buffer, written);
     bindStorage(id, buffer);
   }
@@ -218,8 +226,84 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
     }
   }
 
+  // One call of a runtime op: its tensors are the executor's, its run-time sized outputs live
+  // in buffers the executor keeps across runs and grows when a run needs more.
+  class RuntimeOpCall final : public RuntimeOpContext {
+   public:
+    RuntimeOpCall(GraphExecutorNode& ex, size_t k)
+        : ex_(ex),
+          k_(k),
+          kernel_(ex.plan_->kernels[k]),
+          inputs_(kernel_.args.size() - kernel_.numOutputs) {}
+    const std::string& op() const override { return kernel_.op; }
+    const std::string& label() const override { return kernel_.label; }
+    const Json& attrs() const override { return kernel_.attrs; }
+    size_t numInputs() const override { return inputs_; }
+    bool hasInput(size_t i) const override { return i < inputs_ && kernel_.args[i] >= 0; }
+    const NDArray& input(size_t i) const override {
+      if (!hasInput(i)) throw Error(strCat(kernel_.label, ": input ", i, " is required"));
+      return ex_.tensors_[kernel_.args[i]];
+    }
+    size_t numOutputs() const override { return kernel_.numOutputs; }
+    DataType outputDtype(size_t i) const override {
+      int64_t id = i < kernel_.numOutputs ? kernel_.args[inputs_ + i] : -1;
+      return id >= 0 ? ex_.plan_->tensors[id].dtype : DataType::int64();
+    }
+    NDArray output(size_t i, const Shape& shape) override {
+      // An output past the model's last one is computed into scratch memory, like an omitted one.
+      int64_t id = i < kernel_.numOutputs ? kernel_.args[inputs_ + i] : -1;
+      return ex_.runTimeOutput(k_, id, i, shape);
+    }
+
+   private:
+    GraphExecutorNode& ex_;
+    size_t k_;
+    const GraphKernel& kernel_;
+    size_t inputs_;
+  };
+
+  // Output J (tensor ID, -1 when the model omits it) of runtime op K, shaped SHAPE.
+  NDArray runTimeOutput(size_t k, int64_t id, size_t j, const Shape& shape) {
+    const GraphKernel& kernel = plan_->kernels[k];
+    if (id < 0) {  // an omitted output: computed into scratch memory, then dropped
+      NDArray& scratch = scratch_[{k, j}];
+      scratch = grown(scratch, shape, DataType::int64());
+      return scratch;
+    }
+    const GraphTensor& t = plan_->tensors[id];
+    bool fits = shape.size() == t.shape.size();
+    for (size_t d = 0; fits && d < shape.size(); ++d) {
+      fits = t.shape[d] == kDynamicDim || t.shape[d] == shape[d];
+    }
+    if (!fits) {
+      throw Error(strCat(kernel.label, ": output ", j, " '", t.name, "' came out ", shapeStr(shape),
+                         "; the model declares ", shapeStr(t.shape)));
+    }
+    if (!t.dynamic()) return tensors_[id];
+    tensors_[id] = grown(runTimeBuffers_[id], shape, t.dtype);
+    return tensors_[id];
+  }
+
+  // A view of BUFFER as SHAPE/DTYPE, after replacing BUFFER by a larger one when it is too small.
+  static NDArray grown(NDArray& buffer, const Shape& shape, DataType dtype) {
+    auto bytes = static_cast<int64_t>(shapeNumel(shape) * static_cast<int64_t>(dtype.bytes()));
+    if (!buffer.defined() || buffer.numel() < bytes) {
+      buffer = NDArray::empty({std::max<int64_t>(bytes, 1)}, DataType::uint8());
+    }
+    return buffer.view(shape, dtype);
+  }
+
   void callKernel(size_t k) override {
     const GraphKernel& kernel = plan_->kernels[k];
+    if (kernel.runtimeOp) {
+      RuntimeOpCall call(*this, k);
+      try {
+        kernel.runtimeOp(call);
+      } catch (const Error& e) {
+        throw Error(strCat("run(): model '", plan_->model, "': ", e.what()));
+      }
+      return;
+    }
     void* const* args = args_.data() + argStart_[k];
     int32_t status = kernel.offload ? kernel.offload->run(args) : kernel.fn(args);
     if (status != 0 && kernel.offload) {
@@ -244,7 +328,12 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
     if (a.size() != 1 && a.size() != 2) {
       throw Error(strCat("get_output: expected 1 or 2 arguments (index[, out]), got ", a.size()));
     }
-    const NDArray& result = tensors_[plan_->outputs[outputPosition(a[0])]];
+    int64_t id = plan_->outputs[outputPosition(a[0])];
+    const NDArray& result = tensors_[id];
+    if (!result.defined()) {
+      throw Error(strCat("get_output: output '", plan_->tensors[id].name, "' of model '",
+                         plan_->model, "' is sized at run time and has no value before run()"));
+    }
     if (a.size() == 1) return Value(result.clone());
     NDArray out = a[1].asNDArray();
     out.copyFrom(result);
@@ -325,6 +414,8 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
   std::vector<NDArray> tensors_;  // per tensor id: a view into a storage, or a parameter
   std::vector<void*> args_;       // every kernel's argument pointers, back to back
   std::vector<size_t> argStart_;  // per kernel: where its arguments start in args_
+  std::map<int64_t, NDArray> runTimeBuffers_;  // per run-time sized tensor: its memory so far
+  std::map<std::pair<size_t, size_t>, NDArray> scratch_;  // (kernel, output): omitted outputs
   size_t missingParams_ = 0;
 };
 

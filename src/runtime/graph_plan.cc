@@ -94,14 +94,35 @@ class PlanReader {
       g.name = t.at("name").asString();
       where_ = strCat("tensors[", i, "].shape");
       for (const Json& d : t.at("shape").asArray()) g.shape.push_back(d.asInt());
-      shapeNumel(g.shape);  // rejects negative and overflowing dimensions here
       where_ = strCat("tensors[", i, "].dtype");
       g.dtype = DataType::parse(t.at("dtype").asString());
-      g.nbytes = checkedBytes(g);
       where_ = strCat("tensors[", i, "].storage");
       g.storage = t.at("storage").asInt();
-      if (g.storage != -1) checkPlacement(g, t, i);
+      if (g.dynamic()) {
+        checkRunTimeShape(g);
+      } else {
+        where_ = strCat("tensors[", i, "].shape");
+        shapeNumel(g.shape);  // rejects negative and overflowing dimensions here
+        g.nbytes = checkedBytes(g);
+        where_ = strCat("tensors[", i, "].storage");
+        if (g.storage != -1) checkPlacement(g, t, i);
+      }
       plan_.tensors.push_back(std::move(g));
+    }
+  }
+
+  // A tensor sized at run time: its dims are -1 (unknown) or >= 0.
+  static void checkRunTimeShape(const GraphTensor& g) {
+    bool unknown = false;
+    for (int64_t d : g.shape) {
+      if (d < kDynamicDim) throw Error(strCat("dimension ", d, " of '", g.name, "' is invalid"));
+      unknown = unknown || d == kDynamicDim;
+    }
+    if (!unknown) {
+      throw Error(strCat("tensor '", g.name,
+                         "' has storage -2 (sized at run time) but a static "
+                         "shape ",
+                         shapeStr(g.shape)));
     }
   }
 
@@ -160,7 +181,7 @@ class PlanReader {
     for (size_t i = 0; i < plan_.inputs.size(); ++i) {
       where_ = strCat("inputs[", i, "]");
       const GraphTensor& t = plan_.tensors[plan_.inputs[i]];
-      if (t.storage == -1) throw Error(strCat("input '", t.name, "' has no storage"));
+      if (t.storage < 0) throw Error(strCat("input '", t.name, "' has no storage"));
     }
     for (size_t i = 0; i < plan_.tensors.size(); ++i) {
       where_ = strCat("tensors[", i, "].storage");
@@ -179,9 +200,14 @@ class PlanReader {
       GraphKernel k;
       where_ = strCat("kernels[", i, "].name");
       k.name = kernels[i].at("name").asString();
+      bool runtimeOp = kernels[i].contains("runtime_op");
       where_ = strCat("kernels[", i, "].args");
-      for (const Json& a : kernels[i].at("args").asArray()) k.args.push_back(tensorId(a));
-      if (kernels[i].contains("offload")) {
+      for (const Json& a : kernels[i].at("args").asArray()) {
+        k.args.push_back(runtimeOp && a.asInt() == -1 ? -1 : tensorId(a));
+      }
+      if (runtimeOp) {
+        readRuntimeOp(kernels[i].at("runtime_op"), i, k);
+      } else if (kernels[i].contains("offload")) {
         readOffload(kernels[i].at("offload"), i, k);
       } else {
         where_ = strCat("kernels[", i, "].symbol");
@@ -189,8 +215,38 @@ class PlanReader {
         k.fn = reinterpret_cast<KilnKernelFn>(plan_.library->getSymbol(k.symbol));
       }
       readProfileFields(kernels[i], i, k);
+      where_ = strCat("kernels[", i, "].args");
+      if (!runtimeOp) checkStaticArgs(k);
       plan_.totalArgs += k.args.size();
       plan_.kernels.push_back(std::move(k));
+    }
+  }
+
+  void readRuntimeOp(const Json& j, size_t i, GraphKernel& k) {
+    where_ = strCat("kernels[", i, "].runtime_op.op");
+    std::string op = j.at("op").asString();
+    k.runtimeOp = findRuntimeOp(op);
+    if (k.runtimeOp == nullptr) {
+      std::string known;
+      for (const std::string& name : runtimeOpNames()) known += (known.empty() ? "" : ", ") + name;
+      throw Error(strCat("op '", op, "' is not one this runtime executes (it executes: ", known,
+                         "); the library needs a newer runtime"));
+    }
+    where_ = strCat("kernels[", i, "].runtime_op.attrs");
+    k.attrs = j.contains("attrs") ? j.at("attrs") : Json(Json::Object{});
+    if (!k.attrs.isObject()) throw Error("expected an object");
+    k.symbol = "runtime:" + op;
+    k.op = op;
+    k.label = strCat(op, " '", k.name, "'");
+  }
+
+  // Compiled code has static shapes: a tensor sized at run time may reach only runtime ops.
+  void checkStaticArgs(const GraphKernel& k) const {
+    for (int64_t id : k.args) {
+      if (plan_.tensors[id].dynamic()) {
+        throw Error(strCat("kernel '", k.name, "' is compiled code, but its argument '",
+                           plan_.tensors[id].name, "' is sized at run time"));
+      }
     }
   }
 

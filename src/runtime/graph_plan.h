@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "kiln/runtime/backend_api.h"
+#include "kiln/runtime/graph_executor.h"
 #include "kiln/runtime/module.h"
+#include "kiln/runtime/runtime_op.h"
 #include "kiln/runtime/shared_library.h"
 #include "offload_runtimes.h"
 
@@ -17,9 +19,10 @@ struct GraphTensor {
   std::string name;
   Shape shape;
   DataType dtype;
-  int64_t storage = -1;  // -1: a parameter
+  int64_t storage = -1;  // -1: a parameter; -2: sized at run time (a dim of SHAPE is -1)
   size_t offset = 0;
   size_t nbytes = 0;
+  bool dynamic() const { return storage == kRunTimeStorage; }
 };
 
 struct GraphKernel {
@@ -31,6 +34,12 @@ struct GraphKernel {
   std::vector<std::string> ops;  // the op types fused into the kernel (for profiles)
   std::shared_ptr<const OffloadPartition> offload;  // set instead of fn for an offloaded kernel
   int64_t flops = 0;  // its estimated floating-point operations (0: unknown)
+  // Set instead of fn for an op the runtime executes (kiln/runtime/runtime_op.h); its args may
+  // hold -1 for an omitted optional input or output.
+  RuntimeOpFn runtimeOp = nullptr;
+  std::string op;     // the runtime op's ONNX op type
+  Json attrs;         // its attributes
+  std::string label;  // "Reshape 'r1'", for the runtime op's errors
 };
 
 struct GraphPlan {

@@ -31,8 +31,18 @@ std::string describe(const Shape& shape, DataType dtype) { return dtype.str() + 
 
 std::string shapeStr(const Shape& shape) {
   std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += strCat(i ? "," : "", shape[i]);
+  for (size_t i = 0; i < shape.size(); ++i) {
+    s += i ? "," : "";
+    s += shape[i] == kDynamicDim ? std::string("?") : std::to_string(shape[i]);
+  }
   return s + "]";
+}
+
+bool isStaticShape(const Shape& shape) {
+  for (int64_t d : shape) {
+    if (d == kDynamicDim) return false;
+  }
+  return true;
 }
 
 int64_t shapeNumel(const Shape& shape) {

@@ -42,6 +42,7 @@ class Planner {
     std::vector<Interval> intervals = lifetimes();
     for (const Interval& iv : intervals) {
       if (plan_.slots.count(iv.value)) continue;  // a graph input listed as output
+      if (!iv.value->type.isStatic()) continue;   // sized at run time: the executor allocates it
       if (graph_.isGraphOutput(iv.value)) {
         ownStorage(iv.value);
       } else {

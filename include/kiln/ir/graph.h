@@ -20,9 +20,12 @@ using runtime::Shape;
 
 struct TensorType {
   DataType dtype;
-  Shape shape;  // static after import; every dim >= 0
+  // Every dim >= 0, or runtime::kDynamicDim where the size is known only at run time (printed
+  // '?'); the rank is always known.
+  Shape shape;
 
-  int64_t numel() const { return runtime::shapeNumel(shape); }
+  bool isStatic() const { return runtime::isStaticShape(shape); }
+  int64_t numel() const { return runtime::shapeNumel(shape); }  // throws for a run-time shape
   int rank() const { return static_cast<int>(shape.size()); }
   std::string str() const;  // "float32[1,3,224,224]"
   bool operator==(const TensorType& o) const { return dtype == o.dtype && shape == o.shape; }

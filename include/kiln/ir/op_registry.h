@@ -32,6 +32,15 @@ struct OpDef {
   // The leading outputs kiln's kernels compute (-1: all); a model that reads a later one is
   // imported as the op's ONNX function, when ONNX defines one, else refused at lowering.
   int computedOutputs = -1;
+  // The inputs whose values (not only their types) decide the output shapes: Reshape's shape,
+  // Slice's starts/ends/axes/steps. When one of them is not a constant, the shapes are known only
+  // at run time.
+  std::vector<int> shapeInputs = {};
+  // For an op the runtime can execute (kiln/runtime/runtime_op.h): sets the output types of a
+  // node whose shapes are known only at run time (an input sized at run time, or a shape input
+  // that is not a constant): dtype and rank, with kDynamicDim where a dim is not known now.
+  // Null: the op needs static shapes.
+  std::function<void(Node& node)> inferRunTime = nullptr;
   // Sets the types of node.outputs from the input types and attributes; throws kiln::Error
   // naming the node, what it received and what it expected.
   std::function<void(Node& node)> inferTypes;
@@ -69,6 +78,10 @@ void inferTypes(Node& node);
 // NODE's output types as inference computes them, leaving NODE untouched (for checks, and for
 // callers that must not rely on NODE's outputs being typed).
 std::vector<TensorType> inferredOutputTypes(const Node& node);
+
+// Whether NODE's shapes are known only at run time: an input or output is sized at run time, or
+// a shape input (OpDef::shapeInputs) is not a constant. The runtime executes such nodes.
+bool hasRunTimeShapes(const Node& node);
 
 // "Conv 'conv1'": how messages name a node.
 std::string nodeLabel(const Node& node);

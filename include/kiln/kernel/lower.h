@@ -8,6 +8,7 @@
 #include "kiln/ir/fused_group.h"
 #include "kiln/ir/graph.h"
 #include "kiln/kernel/schedule.h"
+#include "kiln/support/json.h"
 #include "kiln/tir/prim_func.h"
 
 namespace kiln::kernel {
@@ -27,6 +28,12 @@ struct KernelObject {
   std::string entry;   // the function the object defines; linked as the kernel's symbol
 };
 
+// A kernel the runtime executes (kiln/runtime/runtime_op.h): its op and attributes.
+struct KernelRuntimeOp {
+  std::string op;
+  Json attrs;
+};
+
 struct LoweredKernel {
   tir::PrimFunc func;  // for an offload or an object, only its name (the kernel's symbol) is set
   // The values behind func.params, in order: a subset of group.inputs (scalar constants may be
@@ -36,6 +43,9 @@ struct LoweredKernel {
   KernelSchedule schedule;
   std::optional<KernelOffload> offload;
   std::optional<KernelObject> object;
+  // Set for a node the runtime executes; ARGS then hold its inputs (null for an omitted one)
+  // followed by all its outputs.
+  std::optional<KernelRuntimeOp> runtimeOp;
 };
 
 // The kernel's symbol is SYMBOL. A group of one kiln.Offload node becomes an offload kernel (or,

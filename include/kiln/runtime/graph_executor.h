@@ -4,8 +4,8 @@
 // {
 //   "storages": [{"size": BYTES}, ...],          // planned buffers, allocated once per executor
 //   "tensors":  [{"name": S, "shape": [..], "dtype": "float32",
-//                 "storage": SID, "offset": BYTES}  // SID -1: the tensor is a parameter
-//                , ...],
+//                 "storage": SID, "offset": BYTES}  // SID -1: the tensor is a parameter;
+//                , ...],                           // -2: sized at run time (dims -1 unknown)
 //   "inputs":   [TENSOR_ID, ...],                 // model inputs only, in model order
 //   "outputs":  [TENSOR_ID, ...],
 //   "params":   [TENSOR_ID, ...],                 // named like the weights in the params blob
@@ -17,7 +17,10 @@
 // Each kernel is called as KilnKernelFn(args) with the data pointers of its arg tensors. A kernel
 // offloaded to an extension backend has "offload": {"backend": S, "payload": BASE64} instead of
 // "symbol": the backend's runtime (offload_api.h) makes it ready from the payload when the model
-// is loaded and runs it with the same args.
+// is loaded and runs it with the same args. A node the runtime executes itself (runtime_op.h)
+// has "runtime_op": {"op": ONNX_OP, "attrs": {...}} instead: its args are its inputs (-1 for an
+// omitted one) and then its outputs; only such kernels may touch tensors sized at run time, which
+// the executor allocates when their shapes are known and keeps for the next run.
 #pragma once
 
 #include <string>
@@ -29,6 +32,9 @@
 namespace kiln::runtime {
 
 class OffloadRuntimes;
+
+// The "storage" of a tensor the executor allocates at run time, once its shape is known.
+inline constexpr int64_t kRunTimeStorage = -2;
 
 // The factory module for one model of a loaded library: calling it with a Device creates an
 // executor module with set_input, run, get_output, get_num_inputs, get_num_outputs,

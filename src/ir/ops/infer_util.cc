@@ -30,7 +30,13 @@ const TensorType& inputType(const Node& node, size_t i, const char* what) {
 }
 
 void setOutput(Node& node, size_t i, TensorType type) {
-  runtime::shapeNumel(type.shape);  // throws for negative dims or an element count beyond int64
+  // Throws for negative dims or an element count beyond int64; kDynamicDim marks a dim the
+  // runtime sizes.
+  Shape known;
+  for (int64_t d : type.shape) {
+    if (d != runtime::kDynamicDim) known.push_back(d);
+  }
+  runtime::shapeNumel(known);
   if (i < node.outputs.size() && node.outputs[i]) node.outputs[i]->type = std::move(type);
 }
 
@@ -122,11 +128,12 @@ Shape broadcastShapes(const Node& node, const Shape& a, const Shape& b) {
   for (size_t k = 0; k < rank; ++k) {
     int64_t da = k < rank - a.size() ? 1 : a[k - (rank - a.size())];
     int64_t db = k < rank - b.size() ? 1 : b[k - (rank - b.size())];
-    if (da != db && da != 1 && db != 1) {
+    constexpr int64_t kUnknown = runtime::kDynamicDim;  // sized at run time: 1 or the other
+    if (da != db && da != 1 && db != 1 && da != kUnknown && db != kUnknown) {
       fail(node, "shapes ", listStr(a), " and ", listStr(b), " cannot be broadcast: dimension ", k,
            " is ", da, " vs ", db, "; expected equal sizes or 1");
     }
-    out[k] = da == 1 ? db : da;
+    out[k] = (da == 1 || da == kUnknown) && db != 1 ? db : da;
   }
   return out;
 }

@@ -29,5 +29,9 @@ void registerBlockOps(const OpAdder& add);
 void registerBlockedLayoutOps(const OpAdder& add);
 void registerOffloadOps(const OpAdder& add);
 void registerTriluOps(const OpAdder& add);
+void registerRuntimeExecutedOps(const OpAdder& add);
+
+// Adds DEF's shape inputs and run-time type inference when the runtime executes the op.
+void attachRunTimeShapes(OpDef& def);
 
 }  // namespace kiln::ir::ops

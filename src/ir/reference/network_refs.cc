@@ -169,12 +169,13 @@ void addMovement(OpTable& t) {
     auto k = static_cast<int64_t>(c.has(1) ? c.x(1).at(0) : 0);
     return one(refTrilu(c.x(0), k, c.attrs().getInt("upper", 1) != 0));
   };
-  t["Split"] = [](const Call& c) {  // the sizes are those type inference gave the outputs
+  t["Split"] = [](const Call& c) {  // the sizes given, else equal parts
     int64_t axis = c.attrs().getInt("axis", 0);
     auto a =
         static_cast<size_t>(axis < 0 ? axis + static_cast<int64_t>(c.x(0).shape.size()) : axis);
-    Dims sizes;
-    for (const Value* out : c.node.outputs) sizes.push_back(out->type.shape.at(a));
+    Dims sizes = c.intsFrom("split", 1, {});
+    auto parts = static_cast<int64_t>(c.node.outputs.size());
+    if (sizes.empty()) sizes.assign(c.node.outputs.size(), c.x(0).shape.at(a) / parts);
     return refSplit(c.x(0), axis, sizes);
   };
   t["GatherElements"] = [](const Call& c) {

@@ -32,8 +32,9 @@ struct Call {
 using RefFn = std::function<std::vector<HostTensor>(const Call&)>;
 using OpTable = std::map<std::string, RefFn>;
 
-void addPointwiseRefs(OpTable& table);  // pointwise_refs.cc
-void addNetworkRefs(OpTable& table);    // network_refs.cc
+void addPointwiseRefs(OpTable& table);      // pointwise_refs.cc
+void addNetworkRefs(OpTable& table);        // network_refs.cc
+void addDataDependentRefs(OpTable& table);  // data_dependent_refs.cc
 const OpTable& opTable();
 
 }  // namespace kiln::ir::reference

@@ -50,6 +50,13 @@ TEST(PrinterParserTest, CanonicalTextReprintsIdentically) {
   return %c
 }
 )",
+      R"(graph run_time(%x: float32[2,6], %shape: int64[3]) {
+  %r = Reshape(%x, %shape) : float32[?,?,?]
+  %n = NonZero(%x) : int64[2,?]
+  %s = Shape(%n) : int64[2]
+  return %r, %s
+}
+)",
   };
   for (const char* text : kTexts) EXPECT_EQ(roundTrip(text), text);
 }

@@ -11,6 +11,7 @@
 #include "kiln/ir/op_registry.h"
 #include "kiln/ir/parser.h"
 #include "kiln/kernel/lower.h"
+#include "kiln/runtime/runtime_op.h"
 #include "kiln/support/error.h"
 #include "kiln/tir/printer.h"
 
@@ -279,11 +280,21 @@ namespace {
 // Ops that never reach lowering: the importer and fold-constants turn them into constants.
 bool compileTimeOnly(const std::string& op) { return op == "Constant"; }
 
-TEST(LowerGroup, EveryRegisteredOpHasAKernel) {
+TEST(LowerGroup, EveryRegisteredOpHasAKernelOrRunsInTheRuntime) {
   std::vector<std::string> lowered = loweredOps();
   for (const std::string& op : ir::registeredOps()) {
     if (compileTimeOnly(op) || op.rfind("kiln.", 0) == 0) continue;
-    EXPECT_TRUE(std::binary_search(lowered.begin(), lowered.end(), op)) << op << " has no kernel";
+    EXPECT_TRUE(std::binary_search(lowered.begin(), lowered.end(), op) ||
+                runtime::findRuntimeOp(op) != nullptr)
+        << op << " has no kernel and the runtime does not execute it";
+  }
+}
+
+TEST(LowerGroup, EveryOpTakingRunTimeShapesRunsInTheRuntime) {
+  for (const std::string& op : ir::registeredOps()) {
+    if (ir::findOp(op)->inferRunTime) {
+      EXPECT_NE(runtime::findRuntimeOp(op), nullptr) << op;
+    }
   }
 }
 

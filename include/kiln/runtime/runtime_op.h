@@ -1,0 +1,43 @@
+// Operators the runtime itself executes: nodes whose output shapes are known only at run time
+// (they depend on input values, or on tensors that do), and ops whose output size depends on the
+// data (NonZero, TopK, NonMaxSuppression). Each implementation computes its output shapes from its
+// inputs, asks its context for the outputs and fills them.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "kiln/runtime/ndarray.h"
+#include "kiln/support/json.h"
+
+namespace kiln::runtime {
+
+// What an op implementation sees of one call: its inputs, attributes, and output allocation.
+class RuntimeOpContext {
+ public:
+  virtual ~RuntimeOpContext() = default;
+  virtual const std::string& op() const = 0;  // the ONNX op type
+  // "Reshape 'r1'": how errors name the node.
+  virtual const std::string& label() const = 0;
+  // The node's attributes: ints, floats, strings and their lists as JSON values; a tensor as
+  // {"dtype": ..., "shape": [...], "data": base64}.
+  virtual const Json& attrs() const = 0;
+  virtual size_t numInputs() const = 0;
+  virtual bool hasInput(size_t i) const = 0;  // false for an omitted optional input
+  virtual const NDArray& input(size_t i) const = 0;
+  virtual size_t numOutputs() const = 0;
+  virtual DataType outputDtype(size_t i) const = 0;
+  // Output I with SHAPE: a statically planned output's array (SHAPE must equal its planned
+  // shape; anything else is an error naming both), or a run-time sized output's buffer, reused
+  // across runs and grown when SHAPE needs more bytes than it holds.
+  virtual NDArray output(size_t i, const Shape& shape) = 0;
+};
+
+using RuntimeOpFn = void (*)(RuntimeOpContext& ctx);
+
+// The implementation of op NAME (an ONNX op type), or nullptr.
+RuntimeOpFn findRuntimeOp(const std::string& name);
+std::vector<std::string> runtimeOpNames();  // sorted
+
+}  // namespace kiln::runtime

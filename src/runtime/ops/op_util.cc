@@ -1,0 +1,140 @@
+// Attribute and input readers for the runtime's op implementations.
+#include "op_util.h"
+
+#include "kiln/support/base64.h"
+
+namespace kiln::runtime::ops {
+
+bool hasAttr(const RuntimeOpContext& ctx, const std::string& name) {
+  return ctx.attrs().isObject() && ctx.attrs().contains(name);
+}
+
+int64_t attrInt(const RuntimeOpContext& ctx, const std::string& name, int64_t dflt) {
+  if (!hasAttr(ctx, name)) return dflt;
+  const Json& v = ctx.attrs().at(name);
+  if (!v.isInt()) fail(ctx, "attribute '", name, "' is ", v.dump(), "; expected an int");
+  return v.asInt();
+}
+
+double attrFloat(const RuntimeOpContext& ctx, const std::string& name, double dflt) {
+  if (!hasAttr(ctx, name)) return dflt;
+  const Json& v = ctx.attrs().at(name);
+  if (!v.isNumber()) fail(ctx, "attribute '", name, "' is ", v.dump(), "; expected a number");
+  return v.asDouble();
+}
+
+std::string attrString(const RuntimeOpContext& ctx, const std::string& name,
+                       const std::string& dflt) {
+  if (!hasAttr(ctx, name)) return dflt;
+  const Json& v = ctx.attrs().at(name);
+  if (!v.isString()) fail(ctx, "attribute '", name, "' is ", v.dump(), "; expected a string");
+  return v.asString();
+}
+
+std::vector<int64_t> attrInts(const RuntimeOpContext& ctx, const std::string& name) {
+  std::vector<int64_t> out;
+  if (!hasAttr(ctx, name)) return out;
+  const Json& v = ctx.attrs().at(name);
+  if (!v.isArray()) fail(ctx, "attribute '", name, "' is ", v.dump(), "; expected a list of ints");
+  for (const Json& e : v.asArray()) {
+    if (!e.isInt()) fail(ctx, "attribute '", name, "' has ", e.dump(), "; expected ints");
+    out.push_back(e.asInt());
+  }
+  return out;
+}
+
+NDArray attrTensor(const RuntimeOpContext& ctx, const std::string& name) {
+  if (!hasAttr(ctx, name)) return {};
+  const Json& v = ctx.attrs().at(name);
+  if (!v.isObject() || !v.contains("dtype") || !v.contains("shape") || !v.contains("data")) {
+    fail(ctx, "attribute '", name, "' is not a tensor ({dtype, shape, data})");
+  }
+  Shape shape;
+  for (const Json& d : v.at("shape").asArray()) shape.push_back(d.asInt());
+  std::string bytes = base64Decode(v.at("data").asString(), strCat("attribute '", name, "'"));
+  return NDArray::fromBytes(shape, DataType::parse(v.at("dtype").asString()), bytes.data(),
+                            bytes.size());
+}
+
+std::vector<int64_t> inputInts(const RuntimeOpContext& ctx, size_t i, const char* what) {
+  const NDArray& a = ctx.input(i);
+  std::vector<int64_t> out(static_cast<size_t>(a.numel()));
+  if (a.dtype() == DataType::int64()) {
+    const auto* p = a.data<int64_t>();
+    for (size_t k = 0; k < out.size(); ++k) out[k] = p[k];
+  } else if (a.dtype() == DataType::int32()) {
+    const auto* p = a.data<int32_t>();
+    for (size_t k = 0; k < out.size(); ++k) out[k] = p[k];
+  } else {
+    fail(ctx, what, " (input ", i, ") is ", describe(a.shape(), a.dtype()),
+         "; expected int32 or int64");
+  }
+  return out;
+}
+
+int64_t inputScalarInt(const RuntimeOpContext& ctx, size_t i, const char* what) {
+  std::vector<int64_t> v = inputInts(ctx, i, what);
+  if (v.size() != 1) {
+    fail(ctx, what, " (input ", i, ") has ", v.size(), " elements; expected one");
+  }
+  return v[0];
+}
+
+double inputScalarDouble(const RuntimeOpContext& ctx, size_t i, const char* what) {
+  const NDArray& a = ctx.input(i);
+  if (a.numel() != 1) {
+    fail(ctx, what, " (input ", i, ") is ", describe(a.shape(), a.dtype()),
+         "; expected one element");
+  }
+  double out = 0;
+  visitNumeric(ctx, a.dtype(), [&](auto t) {
+    out = static_cast<double>(*static_cast<const decltype(t)*>(a.data()));
+  });
+  return out;
+}
+
+int64_t normalizeAxis(const RuntimeOpContext& ctx, int64_t axis, int64_t rank, const char* what) {
+  if (axis < -rank || axis >= rank) {
+    fail(ctx, what, " ", axis, " is out of range for rank ", rank, "; expected [", -rank, ", ",
+         rank - 1, "]");
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+std::vector<int64_t> rowMajorStrides(const Shape& shape) {
+  std::vector<int64_t> s(shape.size(), 1);
+  for (size_t d = shape.size(); d-- > 1;) s[d - 1] = s[d] * shape[d];
+  return s;
+}
+
+AroundAxis aroundAxis(const Shape& shape, size_t axis) {
+  AroundAxis a;
+  a.n = shape[axis];
+  for (size_t i = axis + 1; i < shape.size(); ++i) a.inner *= shape[i];
+  for (size_t i = 0; i < axis; ++i) a.outer *= shape[i];
+  return a;
+}
+
+NDArray takeSlices(RuntimeOpContext& ctx, const NDArray& x, const Shape& in, size_t axis,
+                   const std::vector<int64_t>& keep) {
+  Shape out = in;
+  out[axis] = static_cast<int64_t>(keep.size());
+  NDArray y = ctx.output(0, out);
+  std::vector<int64_t> strides = rowMajorStrides(in);
+  gatherElements(x, y, [&](const std::vector<int64_t>& idx) {
+    int64_t s = 0;
+    for (size_t k = 0; k < idx.size(); ++k) {
+      s += (k == axis ? keep[static_cast<size_t>(idx[k])] : idx[k]) * strides[k];
+    }
+    return s;
+  });
+  return y;
+}
+
+std::string listStr(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += strCat(i ? "," : "", v[i]);
+  return s + "]";
+}
+
+}  // namespace kiln::runtime::ops

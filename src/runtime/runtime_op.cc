@@ -1,0 +1,52 @@
+// The table of ops the runtime executes itself, by ONNX op type.
+#include "kiln/runtime/runtime_op.h"
+
+#include <map>
+
+#include "ops/runtime_ops.h"
+
+namespace kiln::runtime {
+namespace {
+
+const std::map<std::string, RuntimeOpFn>& table() {
+  static const std::map<std::string, RuntimeOpFn> kOps = {
+      {"Compress", ops::runCompress}, {"ConstantOfShape", ops::runConstantOfShape},
+      {"CumSum", ops::runCumSum},     {"Expand", ops::runExpand},
+      {"Flatten", ops::runFlatten},   {"Identity", ops::runIdentity},
+      {"NonZero", ops::runNonZero},   {"Pad", ops::runPad},
+      {"Range", ops::runRange},       {"ReduceSum", ops::runReduceSum},
+      {"Reshape", ops::runReshape},   {"Shape", ops::runShape},
+      {"Size", ops::runSize},         {"Slice", ops::runSlice},
+      {"Split", ops::runSplit},       {"Squeeze", ops::runSqueeze},
+      {"Tile", ops::runTile},         {"TopK", ops::runTopK},
+      {"Unique", ops::runUnique},     {"Unsqueeze", ops::runUnsqueeze},
+      {"Cast", ops::runCast},         {"Where", ops::runWhere},
+  };
+  // Elementwise ops share one implementation per arity, which reads ctx.op().
+  static const auto* kAll = [] {
+    auto* all = new std::map<std::string, RuntimeOpFn>(kOps);
+    for (const char* op : {"Neg", "Abs", "Sign", "Relu", "Sqrt", "Exp", "Log", "Cos", "Sin", "Tan",
+                           "Tanh", "Erf", "Floor", "Ceil", "Round", "Reciprocal", "Sigmoid", "Not"})
+      (*all)[op] = ops::runUnary;
+    for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Equal", "Less",
+                           "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor"})
+      (*all)[op] = ops::runBinary;
+    return all;
+  }();
+  return *kAll;
+}
+
+}  // namespace
+
+RuntimeOpFn findRuntimeOp(const std::string& name) {
+  auto it = table().find(name);
+  return it == table().end() ? nullptr : it->second;
+}
+
+std::vector<std::string> runtimeOpNames() {
+  std::vector<std::string> names;
+  for (const auto& [name, fn] : table()) names.push_back(name);
+  return names;
+}
+
+}  // namespace kiln::runtime
