@@ -103,7 +103,10 @@ GraphExecutorModel buildGraphMetadata(const ir::Graph& graph,
       call["symbol"] = k.func.name;
     }
     call["args"] = std::move(args);
-    call["num_outputs"] = static_cast<int64_t>(groups[i].outputs.size());
+    // A runtime op's args hold every output of its node (-1 for one nothing reads).
+    size_t outputs =
+        k.runtimeOp ? groups[i].nodes.front()->outputs.size() : groups[i].outputs.size();
+    call["num_outputs"] = static_cast<int64_t>(outputs);
     call["ops"] = groupOps(groups[i]);
     call["flops"] = ir::groupFlops(groups[i]);
     calls.push(std::move(call));

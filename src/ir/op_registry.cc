@@ -17,6 +17,7 @@ std::shared_ptr<const OpRegistry> buildBuiltin() {
     reg->add(std::move(def));
   };
   ops::registerConvOps(add);
+  ops::registerConvTransposeOps(add);
   ops::registerPoolOps(add);
   ops::registerMatmulOps(add);
   ops::registerUnaryOps(add);
@@ -36,6 +37,11 @@ std::shared_ptr<const OpRegistry> buildBuiltin() {
   ops::registerOffloadOps(add);
   ops::registerTriluOps(add);
   ops::registerRuntimeExecutedOps(add);
+  ops::registerIndexOps(add);
+  ops::registerQuantizeOps(add);
+  ops::registerTrainingOps(add);
+  ops::registerEinsumOps(add);
+  ops::registerRecurrentOps(add);
   return reg;
 }
 

@@ -1,54 +1,15 @@
 // A runtime-op kernel: its args are the node's inputs (an omitted one as null) and then its
-// outputs; its attributes travel as JSON, a tensor attribute as {dtype, shape, base64 data}.
+// outputs; its attributes travel as JSON (ir::runtimeOpAttrs).
 #include "lower_runtime_op.h"
 
+#include <algorithm>
+
 #include "kiln/ir/op_registry.h"
+#include "kiln/ir/runtime_op_call.h"
 #include "kiln/runtime/runtime_op.h"
-#include "kiln/support/base64.h"
 #include "kiln/support/error.h"
 
 namespace kiln::kernel {
-namespace {
-
-template <typename T>
-Json listJson(const std::vector<T>& v) {
-  Json::Array a;
-  for (const T& e : v) a.emplace_back(e);
-  return Json(std::move(a));
-}
-
-Json tensorJson(const ir::NDArray& t) {
-  Json j;
-  j["dtype"] = t.dtype().str();
-  Json::Array dims;
-  for (int64_t d : t.shape()) dims.emplace_back(d);
-  j["shape"] = Json(std::move(dims));
-  j["data"] = base64Encode(std::string(static_cast<const char*>(t.data()), t.nbytes()));
-  return j;
-}
-
-Json attrsJson(const ir::Attrs& attrs) {
-  Json out = Json(Json::Object{});
-  for (const auto& [name, value] : attrs.all()) {
-    if (name.rfind("kiln.", 0) == 0) continue;  // kiln's own marks are for its compiled kernels
-    std::visit(
-        [&, &name = name](const auto& v) {
-          using T = std::decay_t<decltype(v)>;
-          if constexpr (std::is_same_v<T, ir::NDArray>) {
-            out[name] = tensorJson(v);
-          } else if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, double> ||
-                               std::is_same_v<T, std::string>) {
-            out[name] = Json(v);
-          } else {
-            out[name] = listJson(v);
-          }
-        },
-        value);
-  }
-  return out;
-}
-
-}  // namespace
 
 bool runsInRuntime(const FusedGroup& group, const LoweringTable& lowerings) {
   if (group.nodes.size() != 1) return false;
@@ -68,8 +29,12 @@ LoweredKernel lowerRuntimeOp(const FusedGroup& group, const std::string& symbol)
   LoweredKernel k;
   k.func.name = symbol;
   for (const ir::Value* v : node.inputs) k.args.push_back(v);
-  for (const ir::Value* v : node.outputs) k.args.push_back(v);
-  k.runtimeOp = KernelRuntimeOp{node.op, attrsJson(node.attrs)};
+  // An output nothing reads is not planned: the runtime computes it into scratch memory.
+  for (const ir::Value* v : node.outputs) {
+    bool read = std::find(group.outputs.begin(), group.outputs.end(), v) != group.outputs.end();
+    k.args.push_back(read ? v : nullptr);
+  }
+  k.runtimeOp = KernelRuntimeOp{node.op, ir::runtimeOpAttrs(node.attrs)};
   return k;
 }
 

@@ -61,6 +61,11 @@ void samePads(const Dims& spatial, WindowParams& p, bool upper);
 
 HostTensor refConv(const HostTensor& x, const HostTensor& w, const HostTensor* b,
                    const WindowParams& p, int64_t group);
+// The scatter definition: every input element adds its weighted, dilated kernel window into the
+// output (shape OUT) at input position * stride - PADS_BEGIN.
+HostTensor refConvTranspose(const HostTensor& x, const HostTensor& w, const HostTensor* b,
+                            const Shape& out, const Dims& strides, const Dims& dilations,
+                            const Dims& padsBegin, int64_t group);
 enum class PoolKind { kMax, kAverage };
 HostTensor refPool(const HostTensor& x, const WindowParams& p, PoolKind kind, bool countIncludePad);
 HostTensor refGlobalPool(const HostTensor& x, PoolKind kind);

@@ -44,7 +44,7 @@ struct LoweredKernel {
   std::optional<KernelOffload> offload;
   std::optional<KernelObject> object;
   // Set for a node the runtime executes; ARGS then hold its inputs (null for an omitted one)
-  // followed by all its outputs.
+  // followed by all its outputs (null for one nothing reads).
   std::optional<KernelRuntimeOp> runtimeOp;
 };
 

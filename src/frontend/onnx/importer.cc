@@ -109,11 +109,14 @@ class Importer {
   }
 
   void checkSupported(const NodeProto& node, const std::string& name) const {
-    if (!isDefaultDomain(node.domain())) {
+    std::string domain = isDefaultDomain(node.domain()) ? "" : node.domain();
+    if (domain != domainOfOp(node.op_type())) {
       throw Error(strCat("node '", name, "' (op '", node.op_type(), "') is in opset domain '",
                          node.domain(),
-                         "', which kiln does not support; kiln supports the "
-                         "default ONNX domain ('' or 'ai.onnx') only"));
+                         "', which kiln does not support for it; kiln supports the "
+                         "default ONNX domain ('' or 'ai.onnx'), and Adagrad, Momentum and Adam "
+                         "from '",
+                         kTrainingDomain, "'"));
     }
     const ir::OpDef* def = graph_->ops().find(node.op_type());
     if (def == nullptr || node.op_type().find('.') != std::string::npos) {

@@ -41,7 +41,7 @@ void checkOpsets(const ::onnx::ModelProto& model, const std::string& source) {
       }
     }
   }
-  if (!hasDefault) {
+  if (!hasDefault && !domains.count(kTrainingDomain)) {
     invalid(source, model.opset_import_size() == 0
                         ? "it has no opset import (the model header is missing or cut short)"
                         : "it has no opset import for the default ONNX domain");
@@ -98,6 +98,11 @@ int64_t newestKnownOpset() {
 
 bool isDefaultDomain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
+std::string domainOfOp(const std::string& opType) {
+  bool training = opType == "Adagrad" || opType == "Momentum" || opType == "Adam";
+  return training ? kTrainingDomain : "";
+}
+
 void checkModel(const ::onnx::ModelProto& model, const std::string& source) {
   if (!model.has_graph()) invalid(source, "it has no graph");
   checkOpsets(model, source);
@@ -108,7 +113,7 @@ int64_t defaultOpsetVersion(const ::onnx::ModelProto& model) {
   for (const auto& opset : model.opset_import()) {
     if (isDefaultDomain(opset.domain())) return opset.version();
   }
-  KILN_CHECK(false, "checkModel lets no model without a default opset through");
+  return newestKnownOpset();  // a model of the training domain only
 }
 
 }  // namespace kiln::frontend::onnx

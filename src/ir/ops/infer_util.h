@@ -47,6 +47,9 @@ std::vector<int64_t> normalizeAxes(const Node& node, const std::vector<int64_t>&
 
 // Multidirectional (numpy) broadcasting; fails naming both shapes.
 Shape broadcastShapes(const Node& node, const Shape& a, const Shape& b);
+// numpy matmul's output shape of A @ B (rank-1 operands promoted and dropped again); fails naming
+// both when the inner dims differ or the batch dims do not broadcast.
+Shape matmulShape(const Node& node, const TensorType& a, const TensorType& b);
 // Whether FROM broadcasts to TO without changing TO (Gemm's C).
 bool broadcastsTo(const Shape& from, const Shape& to);
 

@@ -11,26 +11,7 @@ void inferMatMul(Node& node) {
   const TensorType& b = inputType(node, 1, "B");
   requireNumeric(node, 0);
   requireSameDtype(node, 0, 1);
-  if (a.rank() == 0 || b.rank() == 0) {
-    fail(node, "inputs are ", a.str(), " and ", b.str(), "; expected rank >= 1 (no scalars)");
-  }
-  Shape sa = a.shape;
-  Shape sb = b.shape;
-  bool vectorA = sa.size() == 1;
-  bool vectorB = sb.size() == 1;
-  if (vectorA) sa.insert(sa.begin(), 1);
-  if (vectorB) sb.push_back(1);
-  int64_t ka = sa.back();
-  int64_t kb = sb[sb.size() - 2];
-  if (ka != kb) {
-    fail(node, "inner dimensions differ: A ", a.str(), " has K=", ka, " but B ", b.str(),
-         " has K=", kb);
-  }
-  Shape out =
-      broadcastShapes(node, Shape(sa.begin(), sa.end() - 2), Shape(sb.begin(), sb.end() - 2));
-  if (!vectorA) out.push_back(sa[sa.size() - 2]);
-  if (!vectorB) out.push_back(sb.back());
-  setOutput(node, 0, {a.dtype, out});
+  setOutput(node, 0, {a.dtype, matmulShape(node, a, b)});
 }
 
 void inferGemm(Node& node) {
@@ -65,6 +46,29 @@ void inferGemm(Node& node) {
 }
 
 }  // namespace
+
+Shape matmulShape(const Node& node, const TensorType& a, const TensorType& b) {
+  if (a.rank() == 0 || b.rank() == 0) {
+    fail(node, "inputs are ", a.str(), " and ", b.str(), "; expected rank >= 1 (no scalars)");
+  }
+  Shape sa = a.shape;
+  Shape sb = b.shape;
+  bool vectorA = sa.size() == 1;
+  bool vectorB = sb.size() == 1;
+  if (vectorA) sa.insert(sa.begin(), 1);
+  if (vectorB) sb.push_back(1);
+  int64_t ka = sa.back();
+  int64_t kb = sb[sb.size() - 2];
+  if (ka != kb) {
+    fail(node, "inner dimensions differ: A ", a.str(), " has K=", ka, " but B ", b.str(),
+         " has K=", kb);
+  }
+  Shape out =
+      broadcastShapes(node, Shape(sa.begin(), sa.end() - 2), Shape(sb.begin(), sb.end() - 2));
+  if (!vectorA) out.push_back(sa[sa.size() - 2]);
+  if (!vectorB) out.push_back(sb.back());
+  return out;
+}
 
 void registerMatmulOps(const OpAdder& add) {
   add({.name = "MatMul",

@@ -11,6 +11,7 @@ namespace kiln::ir::ops {
 using OpAdder = std::function<void(OpDef)>;
 
 void registerConvOps(const OpAdder& add);
+void registerConvTransposeOps(const OpAdder& add);
 void registerPoolOps(const OpAdder& add);
 void registerMatmulOps(const OpAdder& add);
 void registerUnaryOps(const OpAdder& add);
@@ -30,6 +31,11 @@ void registerBlockedLayoutOps(const OpAdder& add);
 void registerOffloadOps(const OpAdder& add);
 void registerTriluOps(const OpAdder& add);
 void registerRuntimeExecutedOps(const OpAdder& add);
+void registerIndexOps(const OpAdder& add);
+void registerQuantizeOps(const OpAdder& add);
+void registerTrainingOps(const OpAdder& add);
+void registerEinsumOps(const OpAdder& add);
+void registerRecurrentOps(const OpAdder& add);
 
 // Adds DEF's shape inputs and run-time type inference when the runtime executes the op.
 void attachRunTimeShapes(OpDef& def);

@@ -133,6 +133,8 @@ const std::map<std::string, RunTimeShapes>& table() {
       {"Range", {{0, 1, 2}, rangeRank}},
       {"ReduceSum", {{1}, reduceRank}},
       {"Reshape", {{1}, reshapeRank}},
+      {"Resize", {{1, 2, 3}, sameRank}},
+      {"Upsample", {{1}, sameRank}},
       {"Slice", {{1, 2, 3, 4}, sameRank}},
       {"Split", {{1}, sameRank}},
       {"Squeeze", {{1}, squeezeRank}},

@@ -94,8 +94,31 @@ RefFn argReduce(bool isMax) {
   };
 }
 
+// The begin pads of ConvTranspose: given, or derived from the output size it was typed with.
+std::vector<HostTensor> convTranspose(const Call& c) {
+  const HostTensor& x = c.x(0);
+  const HostTensor& w = c.x(1);
+  const Shape& out = c.node.outputs[0]->type.shape;
+  size_t nd = x.shape.size() - 2;
+  const Attrs& a = c.attrs();
+  Dims strides = a.getInts("strides", Dims(nd, 1)), dil = a.getInts("dilations", Dims(nd, 1));
+  Dims pads = a.getInts("pads", Dims(2 * nd, 0)), outPad = a.getInts("output_padding", Dims(nd, 0));
+  std::string autoPad = a.getString("auto_pad", "NOTSET");
+  Dims begin(nd);
+  for (size_t d = 0; d < nd; ++d) {
+    int64_t total = strides[d] * (x.shape[d + 2] - 1) + outPad[d] + (w.shape[d + 2] - 1) * dil[d] +
+                    1 - out[d + 2];
+    bool derived = a.has("output_shape") || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER";
+    begin[d] = autoPad == "VALID" ? 0
+               : derived          ? (autoPad == "SAME_LOWER" ? total - total / 2 : total / 2)
+                                  : pads[d];
+  }
+  return one(refConvTranspose(x, w, c.opt(2), out, strides, dil, begin, a.getInt("group", 1)));
+}
+
 void addWindowsAndLinearAlgebra(OpTable& t) {
   t["Conv"] = conv;
+  t["ConvTranspose"] = convTranspose;
   t["MaxPool"] = pool(PoolKind::kMax);
   t["AveragePool"] = pool(PoolKind::kAverage);
   t["GlobalMaxPool"] = [](const Call& c) { return one(refGlobalPool(c.x(0), PoolKind::kMax)); };

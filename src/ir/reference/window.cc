@@ -84,6 +84,36 @@ HostTensor refConv(const HostTensor& x, const HostTensor& w, const HostTensor* b
   return rounded(y);
 }
 
+HostTensor refConvTranspose(const HostTensor& x, const HostTensor& w, const HostTensor* b,
+                            const Shape& out, const Dims& strides, const Dims& dilations,
+                            const Dims& padsBegin, int64_t group) {
+  size_t nd = x.shape.size() - 2;
+  int64_t icg = x.shape[1] / group, ocg = w.shape[1];
+  HostTensor y = zeros(out, x.dtype);
+  for (int64_t i = 0; i < y.numel(); ++i) y.at(i) = b ? b->at(unravel(i, out)[1]) : 0.0;
+  std::vector<Dims> taps = windowTaps(Dims(w.shape.begin() + 2, w.shape.end()));
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    Dims xi = unravel(i, x.shape);
+    int64_t g = xi[1] / icg;
+    for (int64_t m = 0; m < ocg; ++m) {
+      for (const Dims& k : taps) {
+        Dims yi = {xi[0], g * ocg + m};
+        bool inside = true;
+        for (size_t d = 0; d < nd && inside; ++d) {
+          int64_t pos = xi[2 + d] * strides[d] + k[d] * dilations[d] - padsBegin[d];
+          inside = pos >= 0 && pos < out[2 + d];
+          yi.push_back(pos);
+        }
+        if (!inside) continue;
+        Dims wi = {xi[1], m};
+        wi.insert(wi.end(), k.begin(), k.end());
+        y.at(ravel(yi, out)) += x.at(i) * w.at(ravel(wi, w.shape));
+      }
+    }
+  }
+  return rounded(y);
+}
+
 HostTensor refPool(const HostTensor& x, const WindowParams& p, PoolKind kind,
                    bool countIncludePad) {
   size_t nd = x.shape.size() - 2;

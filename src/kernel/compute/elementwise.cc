@@ -68,7 +68,7 @@ Expr castTo(DataType to, const Expr& x) {
   return cast(to, x);
 }
 
-Expr power(const ir::Node& n, const Expr& base, const Expr& expo) {
+Expr power(const Expr& base, const Expr& expo) {
   Expr e = castTo(base->dtype, expo);
   if (e->kind == ExprKind::kFloatImm || e->kind == ExprKind::kIntImm) {
     double v = e->kind == ExprKind::kFloatImm ? e->floatValue : static_cast<double>(e->intValue);
@@ -78,7 +78,12 @@ Expr power(const ir::Node& n, const Expr& base, const Expr& expo) {
     if (v == 0.5 && base->dtype.isFloat()) return fcall(Intrinsic::kSqrt, base);
     if (v == -1 && base->dtype.isFloat()) return c(1, base) / base;
   }
-  if (!base->dtype.isFloat()) unsupported(n, "Pow of integer tensors with a non-constant exponent");
+  if (!base->dtype.isFloat()) {
+    // An integer base: the power in double (exact up to 2^53), truncated to the base's type, as
+    // ONNX Runtime computes it; the exponent keeps its own type's value (2.5 stays 2.5).
+    DataType f64 = DataType::float64();
+    return cast(base->dtype, call(Intrinsic::kPow, {cast(f64, base), castTo(f64, expo)}));
+  }
   return call(Intrinsic::kPow, {base, e});
 }
 
@@ -273,7 +278,7 @@ void addBinary(LoweringMap& t) {
   binaryOp(t, "And", [](const Expr& a, const Expr& b) { return a && b; });
   binaryOp(t, "Or", [](const Expr& a, const Expr& b) { return a || b; });
   binaryOp(t, "Xor", [](const Expr& a, const Expr& b) { return compare(CompareOp::kNE, a, b); });
-  t["Pow"] = pointwiseOp([](const ir::Node& n, const Ins& in) { return power(n, in[0], in[1]); });
+  t["Pow"] = pointwiseOp([](const ir::Node&, const Ins& in) { return power(in[0], in[1]); });
   t["Mod"] = pointwiseOp([](const ir::Node& n, const Ins& in) { return mod(n, in[0], in[1]); });
   t["BitShift"] = pointwiseOp([](const ir::Node& n, const Ins& in) {
     bool left = n.attrs.getString("direction", "") == "LEFT";

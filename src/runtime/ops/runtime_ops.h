@@ -6,19 +6,42 @@
 
 namespace kiln::runtime::ops {
 
+void runAdagrad(RuntimeOpContext& ctx);
+void runAdam(RuntimeOpContext& ctx);
 void runBinary(RuntimeOpContext& ctx);  // ctx.op(): Add, Equal, ...
 void runCast(RuntimeOpContext& ctx);
 void runCompress(RuntimeOpContext& ctx);
 void runConstantOfShape(RuntimeOpContext& ctx);
 void runCumSum(RuntimeOpContext& ctx);
+void runConvInteger(RuntimeOpContext& ctx);
+void runDequantizeLinear(RuntimeOpContext& ctx);
+void runDet(RuntimeOpContext& ctx);
+void runMatMulInteger(RuntimeOpContext& ctx);
+void runQLinearConv(RuntimeOpContext& ctx);
+void runQLinearMatMul(RuntimeOpContext& ctx);
+void runQuantizeLinear(RuntimeOpContext& ctx);
+void runEinsum(RuntimeOpContext& ctx);
+void runEyeLike(RuntimeOpContext& ctx);
+void runGatherND(RuntimeOpContext& ctx);
+void runOneHot(RuntimeOpContext& ctx);
+void runReverseSequence(RuntimeOpContext& ctx);
+void runScatterElements(RuntimeOpContext& ctx);  // also Scatter
+void runScatterND(RuntimeOpContext& ctx);
+void runShrink(RuntimeOpContext& ctx);
 void runExpand(RuntimeOpContext& ctx);
 void runFlatten(RuntimeOpContext& ctx);
 void runIdentity(RuntimeOpContext& ctx);
+void runGru(RuntimeOpContext& ctx);
+void runLstm(RuntimeOpContext& ctx);
+void runMomentum(RuntimeOpContext& ctx);
+void runRnn(RuntimeOpContext& ctx);
+void runNonMaxSuppression(RuntimeOpContext& ctx);
 void runNonZero(RuntimeOpContext& ctx);
 void runPad(RuntimeOpContext& ctx);
 void runRange(RuntimeOpContext& ctx);
 void runReduceSum(RuntimeOpContext& ctx);
 void runReshape(RuntimeOpContext& ctx);
+void runResize(RuntimeOpContext& ctx);  // also Upsample
 void runShape(RuntimeOpContext& ctx);
 void runSize(RuntimeOpContext& ctx);
 void runSlice(RuntimeOpContext& ctx);

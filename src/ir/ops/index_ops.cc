@@ -1,0 +1,134 @@
+// Type inference of indexed reads and writes and small matrix ops the runtime executes:
+// ScatterElements, Scatter, ScatterND, GatherND, OneHot, EyeLike, Shrink, ReverseSequence, Det.
+#include "../element_access.h"
+#include "infer_util.h"
+#include "kiln/ir/onnx_dtype.h"
+#include "register_ops.h"
+
+namespace kiln::ir::ops {
+namespace {
+
+void sameAsData(Node& node) { setOutput(node, 0, inputType(node, 0)); }
+
+void inferScatter(Node& node) {
+  requireIndexType(node, 1);
+  requireSameDtype(node, 0, 2);
+  if (node.op == "ScatterElements" || node.op == "Scatter") {
+    const TensorType& data = inputType(node, 0);
+    if (inputType(node, 1).rank() != data.rank() ||
+        inputType(node, 2).shape != inputType(node, 1).shape) {
+      fail(node, "indices ", inputType(node, 1).str(), " and updates ", inputType(node, 2).str(),
+           " must have one shape, of the rank of data ", data.str());
+    }
+    normalizeAxis(node, node.attrs.getInt("axis", 0), data.rank());
+  }
+  sameAsData(node);
+}
+
+void inferGatherND(Node& node) {
+  const TensorType& data = inputType(node, 0);
+  const TensorType& idx = inputType(node, 1, "indices");
+  requireIndexType(node, 1);
+  int64_t b = node.attrs.getInt("batch_dims", 0);
+  int64_t q = idx.rank();
+  int64_t k = q == 0 ? 0 : idx.shape.back();
+  if (q < 1 || b < 0 || b >= q || k == runtime::kDynamicDim || b + k > data.rank()) {
+    fail(node, "indices ", idx.str(), " with batch_dims ", b, " do not index data ", data.str());
+  }
+  Shape out(idx.shape.begin(), idx.shape.end() - 1);
+  for (auto d = static_cast<size_t>(b + k); d < data.shape.size(); ++d)
+    out.push_back(data.shape[d]);
+  setOutput(node, 0, {data.dtype, out});
+}
+
+void inferOneHot(Node& node) {
+  const TensorType& indices = inputType(node, 0);
+  const TensorType& values = inputType(node, 2, "values");
+  // A constant depth here (hasRunTimeShapes sends the other kind to inferOneHotRunTime).
+  inputType(node, 1, "depth");
+  const NDArray& c = *node.inputs[1]->constant;
+  if (c.numel() != 1) fail(node, "depth has ", c.numel(), " elements; expected one");
+  auto d = static_cast<int64_t>(loadDouble(c, 0));
+  if (d < 1) fail(node, "depth is ", d, "; expected at least 1");
+  auto axis =
+      static_cast<size_t>(normalizeAxis(node, node.attrs.getInt("axis", -1), indices.rank() + 1));
+  Shape out = indices.shape;
+  out.insert(out.begin() + static_cast<std::ptrdiff_t>(axis), d);
+  setOutput(node, 0, {values.dtype, out});
+}
+
+void inferOneHotRunTime(Node& node) {
+  const TensorType& indices = inputType(node, 0);
+  setOutput(node, 0,
+            {inputType(node, 2, "values").dtype,
+             Shape(static_cast<size_t>(indices.rank() + 1), runtime::kDynamicDim)});
+}
+
+void inferEyeLike(Node& node) {
+  const TensorType& x = inputType(node, 0);
+  if (x.rank() != 2) fail(node, "input is ", x.str(), "; expected 2-D");
+  DataType dtype = node.attrs.has("dtype") ? dataTypeFromOnnx(node.attrs.getInt("dtype")) : x.dtype;
+  setOutput(node, 0, {dtype, x.shape});
+}
+
+void inferReverseSequence(Node& node) {
+  requireRankAtLeast(node, 0, 2, "ReverseSequence needs time and batch axes");
+  if (inputType(node, 1, "sequence_lens").dtype != DataType::int64()) {
+    fail(node, "sequence_lens is ", inputType(node, 1).str(), "; expected int64");
+  }
+  sameAsData(node);
+}
+
+void inferDet(Node& node) {
+  const TensorType& x = inputType(node, 0);
+  requireFloat(node, 0);
+  if (x.rank() < 2 || x.shape[x.shape.size() - 1] != x.shape[x.shape.size() - 2]) {
+    fail(node, "input is ", x.str(), "; expected [..., M, M]");
+  }
+  setOutput(node, 0, {x.dtype, Shape(x.shape.begin(), x.shape.end() - 2)});
+}
+
+}  // namespace
+
+void registerIndexOps(const OpAdder& add) {
+  add({.name = "ScatterElements",
+       .minInputs = 3,
+       .maxInputs = 3,
+       .sinceVersion = 11,
+       .inferRunTime = inferScatter,
+       .inferTypes = inferScatter});
+  add({.name = "Scatter",
+       .minInputs = 3,
+       .maxInputs = 3,
+       .sinceVersion = 9,
+       .inferRunTime = inferScatter,
+       .inferTypes = inferScatter});
+  add({.name = "ScatterND",
+       .minInputs = 3,
+       .maxInputs = 3,
+       .sinceVersion = 11,
+       .inferRunTime = inferScatter,
+       .inferTypes = inferScatter});
+  add({.name = "GatherND",
+       .minInputs = 2,
+       .maxInputs = 2,
+       .sinceVersion = 11,
+       .inferTypes = inferGatherND});
+  add({.name = "OneHot",
+       .minInputs = 3,
+       .maxInputs = 3,
+       .sinceVersion = 9,
+       .shapeInputs = {1},
+       .inferRunTime = inferOneHotRunTime,
+       .inferTypes = inferOneHot});
+  add({.name = "EyeLike", .sinceVersion = 9, .inferTypes = inferEyeLike});
+  add({.name = "Shrink", .sinceVersion = 9, .inferRunTime = sameAsData, .inferTypes = sameAsData});
+  add({.name = "ReverseSequence",
+       .minInputs = 2,
+       .maxInputs = 2,
+       .sinceVersion = 10,
+       .inferTypes = inferReverseSequence});
+  add({.name = "Det", .sinceVersion = 11, .inferTypes = inferDet});
+}
+
+}  // namespace kiln::ir::ops

@@ -1,0 +1,280 @@
+// Quantization: QuantizeLinear and DequantizeLinear (per tensor or per axis), and the integer
+// products MatMulInteger, QLinearMatMul, ConvInteger and QLinearConv, accumulated exactly in
+// int32 (int64 here) from zero-point-shifted integers.
+#include <cmath>
+#include <limits>
+
+#include "op_util.h"
+#include "runtime_ops.h"
+
+namespace kiln::runtime::ops {
+namespace {
+
+std::vector<double> doubles(const RuntimeOpContext& ctx, const NDArray& a) {
+  std::vector<double> out(static_cast<size_t>(a.numel()));
+  visitNumeric(ctx, a.dtype(), [&](auto t) {
+    const auto* p = static_cast<const decltype(t)*>(a.data());
+    for (size_t k = 0; k < out.size(); ++k) out[k] = static_cast<double>(p[k]);
+  });
+  return out;
+}
+
+// Input I as doubles, or {0} when omitted (a zero point).
+std::vector<double> optionalDoubles(const RuntimeOpContext& ctx, size_t i) {
+  if (ctx.numInputs() <= i || !ctx.hasInput(i)) return {0.0};
+  return doubles(ctx, ctx.input(i));
+}
+
+// The per-element parameter index along AXIS for per-axis scales and zero points (0 per tensor).
+int64_t paramIndex(const std::vector<int64_t>& idx, size_t axis, size_t count) {
+  return count == 1 ? 0 : idx[axis];
+}
+
+// round-half-to-even, then clamped to the range of the output type.
+template <typename T>
+T saturate(double v) {
+  double r = std::nearbyint(v);
+  r = std::min<double>(std::max<double>(r, std::numeric_limits<T>::min()),
+                       std::numeric_limits<T>::max());
+  return static_cast<T>(r);
+}
+
+void storeSaturated(const RuntimeOpContext& ctx, NDArray& y, int64_t e, double v) {
+  DataType t = y.dtype();
+  if (t == DataType::uint8()) {
+    y.data<uint8_t>()[e] = saturate<uint8_t>(v);
+  } else if (t == DataType::int8()) {
+    y.data<int8_t>()[e] = saturate<int8_t>(v);
+  } else if (t == DataType::int32()) {
+    y.data<int32_t>()[e] = saturate<int32_t>(v);
+  } else {
+    fail(ctx, "output type ", t.str(), " is not a quantized type; expected uint8, int8 or int32");
+  }
+}
+
+// Per-axis parameters: AXIS of X's rank, and a check that they have one value per channel.
+size_t checkedAxis(const RuntimeOpContext& ctx, const NDArray& x, size_t count) {
+  int64_t axis = attrInt(ctx, "axis", 1);
+  if (count == 1) return 0;
+  auto a = static_cast<size_t>(normalizeAxis(ctx, axis, x.ndim()));
+  if (static_cast<int64_t>(count) != x.shape()[a]) {
+    fail(ctx, "scale has ", count, " values; expected 1 or ", x.shape()[a], " (dim ", a, ")");
+  }
+  return a;
+}
+
+template <typename F>
+void forEachIndex(const Shape& shape, F f) {
+  std::vector<int64_t> idx(shape.size(), 0);
+  int64_t n = shapeNumel(shape);
+  for (int64_t e = 0; e < n; ++e) {
+    f(e, idx);
+    for (size_t d = shape.size(); d-- > 0;) {
+      if (++idx[d] < shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+// numpy matmul of integers A - A_ZP and B - B_ZP (zero points per tensor, per row of A or per
+// column of B), exactly; CALLS F(output element, sum).
+template <typename F>
+Shape matmulInteger(const RuntimeOpContext& ctx, const NDArray& a, const NDArray& b,
+                    const std::vector<double>& azp, const std::vector<double>& bzp, F store) {
+  if (a.ndim() < 1 || b.ndim() < 1) fail(ctx, "inputs must have rank >= 1");
+  Shape as = a.shape(), bs = b.shape();
+  if (as.size() == 1) as.insert(as.begin(), 1);
+  if (bs.size() == 1) bs.push_back(1);
+  int64_t m = as[as.size() - 2], k = as.back(), n = bs.back();
+  if (bs[bs.size() - 2] != k) {
+    fail(ctx, "cannot multiply ", shapeStr(a.shape()), " by ", shapeStr(b.shape()));
+  }
+  Shape ab(as.begin(), as.end() - 2), bb(bs.begin(), bs.end() - 2);
+  size_t rank = std::max(ab.size(), bb.size());
+  Shape batch(rank, 1);
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t x = d + ab.size() >= rank ? ab[d + ab.size() - rank] : 1;
+    int64_t y = d + bb.size() >= rank ? bb[d + bb.size() - rank] : 1;
+    if (x != y && x != 1 && y != 1)
+      fail(ctx, "batch dims of ", shapeStr(a.shape()), " and ", shapeStr(b.shape()),
+           " do not broadcast");
+    batch[d] = std::max(x, y);
+  }
+  std::vector<double> av = doubles(ctx, a), bv = doubles(ctx, b);
+  Shape out = batch;
+  if (a.ndim() > 1) out.push_back(m);
+  if (b.ndim() > 1) out.push_back(n);
+  int64_t e = 0;
+  forEachIndex(batch, [&](int64_t, const std::vector<int64_t>& bi) {
+    int64_t aOff = 0, bOff = 0, aStride = m * k, bStride = k * n;
+    for (size_t d = 0; d < rank; ++d) {
+      int64_t x = d + ab.size() >= rank ? ab[d + ab.size() - rank] : 1;
+      int64_t y = d + bb.size() >= rank ? bb[d + bb.size() - rank] : 1;
+      aOff = aOff * x + (x == 1 ? 0 : bi[d]);
+      bOff = bOff * y + (y == 1 ? 0 : bi[d]);
+    }
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        double za = azp[azp.size() == 1 ? 0 : static_cast<size_t>(i)];
+        double zb = bzp[bzp.size() == 1 ? 0 : static_cast<size_t>(j)];
+        double sum = 0;
+        for (int64_t q = 0; q < k; ++q) {
+          sum += (av[static_cast<size_t>(aOff * aStride + i * k + q)] - za) *
+                 (bv[static_cast<size_t>(bOff * bStride + q * n + j)] - zb);
+        }
+        store(e++, sum, i, j);
+      }
+    }
+  });
+  return out;
+}
+
+// A direct N-d convolution of X - X_ZP with W - W_ZP (per output channel), in exact sums.
+struct ConvResult {
+  Shape shape;
+  std::vector<double> sums;
+};
+
+ConvResult convInteger(const RuntimeOpContext& ctx, const NDArray& x, const NDArray& w,
+                       const std::vector<double>& xzp, const std::vector<double>& wzp) {
+  const Shape& xs = x.shape();
+  const Shape& ws = w.shape();
+  size_t nd = xs.size() - 2;
+  if (xs.size() < 3 || ws.size() != xs.size()) {
+    fail(ctx, "input ", shapeStr(xs), " and weight ", shapeStr(ws), " do not form a convolution");
+  }
+  int64_t group = attrInt(ctx, "group", 1);
+  int64_t oc = ws[0], icg = ws[1];
+  if (group < 1 || xs[1] != icg * group || oc % group != 0) {
+    fail(ctx, "channels of ", shapeStr(xs), " and ", shapeStr(ws), " do not match group ", group);
+  }
+  std::vector<int64_t> strides = attrInts(ctx, "strides"), dil = attrInts(ctx, "dilations"),
+                       pads = attrInts(ctx, "pads");
+  strides.resize(nd, 1);
+  dil.resize(nd, 1);
+  pads.resize(2 * nd, 0);
+  std::string autoPad = attrString(ctx, "auto_pad", "NOTSET");
+  ConvResult r;
+  r.shape = {xs[0], oc};
+  for (size_t d = 0; d < nd; ++d) {
+    int64_t k = (ws[d + 2] - 1) * dil[d] + 1, in = xs[d + 2];
+    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      int64_t outSize = (in + strides[d] - 1) / strides[d];
+      int64_t total = std::max<int64_t>(0, (outSize - 1) * strides[d] + k - in);
+      pads[d] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      pads[d + nd] = total - pads[d];
+    } else if (autoPad == "VALID") {
+      pads[d] = pads[d + nd] = 0;
+    }
+    r.shape.push_back((in + pads[d] + pads[d + nd] - k) / strides[d] + 1);
+  }
+  std::vector<double> xv = doubles(ctx, x), wv = doubles(ctx, w);
+  std::vector<int64_t> xst = rowMajorStrides(xs), wst = rowMajorStrides(ws);
+  Shape kernel(ws.begin() + 2, ws.end());
+  r.sums.assign(static_cast<size_t>(shapeNumel(r.shape)), 0.0);
+  int64_t ocg = oc / group;
+  forEachIndex(r.shape, [&](int64_t e, const std::vector<int64_t>& yi) {
+    int64_t o = yi[1];
+    double zw = wzp[wzp.size() == 1 ? 0 : static_cast<size_t>(o)];
+    double sum = 0;
+    for (int64_t q = 0; q < icg; ++q) {
+      int64_t c = (o / ocg) * icg + q;
+      forEachIndex(kernel, [&](int64_t, const std::vector<int64_t>& k) {
+        int64_t xi = yi[0] * xst[0] + c * xst[1], wi = o * wst[0] + q * wst[1];
+        for (size_t d = 0; d < nd; ++d) {
+          int64_t pos = yi[2 + d] * strides[d] - pads[d] + k[d] * dil[d];
+          if (pos < 0 || pos >= xs[2 + d]) return;
+          xi += pos * xst[2 + d];
+          wi += k[d] * wst[2 + d];
+        }
+        sum += (xv[static_cast<size_t>(xi)] - xzp[0]) * (wv[static_cast<size_t>(wi)] - zw);
+      });
+    }
+    r.sums[static_cast<size_t>(e)] = sum;
+  });
+  return r;
+}
+
+}  // namespace
+
+void runQuantizeLinear(RuntimeOpContext& ctx) {
+  const NDArray& x = ctx.input(0);
+  std::vector<double> scale = doubles(ctx, ctx.input(1)), zp = optionalDoubles(ctx, 2);
+  size_t axis = checkedAxis(ctx, x, scale.size());
+  NDArray y = ctx.output(0, x.shape());
+  std::vector<double> xv = doubles(ctx, x);
+  bool single = x.dtype() == DataType::float32();  // divide in float32, as ONNX Runtime does
+  forEachIndex(x.shape(), [&](int64_t e, const std::vector<int64_t>& idx) {
+    auto p = static_cast<size_t>(paramIndex(idx, axis, scale.size()));
+    double z = zp[zp.size() == 1 ? 0 : p];
+    double v = xv[static_cast<size_t>(e)];
+    double q = single ? std::nearbyint(static_cast<float>(v) / static_cast<float>(scale[p]))
+                      : std::nearbyint(v / scale[p]);
+    storeSaturated(ctx, y, e, q + z);
+  });
+}
+
+void runDequantizeLinear(RuntimeOpContext& ctx) {
+  const NDArray& x = ctx.input(0);
+  std::vector<double> scale = doubles(ctx, ctx.input(1)), zp = optionalDoubles(ctx, 2);
+  size_t axis = checkedAxis(ctx, x, scale.size());
+  NDArray y = ctx.output(0, x.shape());
+  std::vector<double> xv = doubles(ctx, x);
+  forEachIndex(x.shape(), [&](int64_t e, const std::vector<int64_t>& idx) {
+    auto p = static_cast<size_t>(paramIndex(idx, axis, scale.size()));
+    double z = zp[zp.size() == 1 ? 0 : p];
+    y.data<float>()[e] = static_cast<float>((xv[static_cast<size_t>(e)] - z) * scale[p]);
+  });
+}
+
+void runMatMulInteger(RuntimeOpContext& ctx) {
+  std::vector<double> sums;
+  Shape out = matmulInteger(ctx, ctx.input(0), ctx.input(1), optionalDoubles(ctx, 2),
+                            optionalDoubles(ctx, 3),
+                            [&](int64_t, double s, int64_t, int64_t) { sums.push_back(s); });
+  NDArray y = ctx.output(0, out);
+  for (size_t e = 0; e < sums.size(); ++e) y.data<int32_t>()[e] = static_cast<int32_t>(sums[e]);
+}
+
+// y = saturate(round((a - a_zp)(b - b_zp) * a_scale * b_scale / y_scale) + y_zp).
+void runQLinearMatMul(RuntimeOpContext& ctx) {
+  std::vector<double> as = doubles(ctx, ctx.input(1)), bs = doubles(ctx, ctx.input(4)),
+                      ys = doubles(ctx, ctx.input(6)), yzp = doubles(ctx, ctx.input(7));
+  std::vector<std::pair<int64_t, double>> values;
+  Shape out =
+      matmulInteger(ctx, ctx.input(0), ctx.input(3), doubles(ctx, ctx.input(2)),
+                    doubles(ctx, ctx.input(5)), [&](int64_t e, double s, int64_t i, int64_t j) {
+                      double sa = as[as.size() == 1 ? 0 : static_cast<size_t>(i)];
+                      double sb = bs[bs.size() == 1 ? 0 : static_cast<size_t>(j)];
+                      values.emplace_back(e, s * sa * sb / ys[0] + yzp[0]);
+                    });
+  NDArray y = ctx.output(0, out);
+  for (const auto& [e, v] : values) storeSaturated(ctx, y, e, v);
+}
+
+void runConvInteger(RuntimeOpContext& ctx) {
+  ConvResult r = convInteger(ctx, ctx.input(0), ctx.input(1), optionalDoubles(ctx, 2),
+                             optionalDoubles(ctx, 3));
+  NDArray y = ctx.output(0, r.shape);
+  for (size_t e = 0; e < r.sums.size(); ++e) y.data<int32_t>()[e] = static_cast<int32_t>(r.sums[e]);
+}
+
+// QLinearConv (x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp[, B int32]).
+void runQLinearConv(RuntimeOpContext& ctx) {
+  std::vector<double> xs = doubles(ctx, ctx.input(1)), ws = doubles(ctx, ctx.input(4)),
+                      ys = doubles(ctx, ctx.input(6)), yzp = doubles(ctx, ctx.input(7));
+  ConvResult r = convInteger(ctx, ctx.input(0), ctx.input(3), doubles(ctx, ctx.input(2)),
+                             doubles(ctx, ctx.input(5)));
+  std::vector<double> bias =
+      ctx.numInputs() > 8 && ctx.hasInput(8) ? doubles(ctx, ctx.input(8)) : std::vector<double>{};
+  NDArray y = ctx.output(0, r.shape);
+  int64_t oc = r.shape[1], inner = shapeNumel(r.shape) / (r.shape[0] * oc);
+  for (size_t e = 0; e < r.sums.size(); ++e) {
+    auto o = static_cast<size_t>(static_cast<int64_t>(e) / inner % oc);
+    double sum = r.sums[e] + (bias.empty() ? 0.0 : bias[o]);
+    double sw = ws[ws.size() == 1 ? 0 : o];
+    storeSaturated(ctx, y, static_cast<int64_t>(e), sum * xs[0] * sw / ys[0] + yzp[0]);
+  }
+}
+
+}  // namespace kiln::runtime::ops
