@@ -42,6 +42,7 @@ std::shared_ptr<const OpRegistry> buildBuiltin() {
   ops::registerTrainingOps(add);
   ops::registerEinsumOps(add);
   ops::registerRecurrentOps(add);
+  ops::registerSpectralOps(add);
   return reg;
 }
 
@@ -105,6 +106,12 @@ const OpRegistry& opsOf(const Node& node) {
 }
 
 std::string nodeLabel(const Node& node) { return strCat(node.op, " '", node.name, "'"); }
+
+bool runsInRuntime(const Node& node) {
+  if (hasRunTimeShapes(node)) return true;
+  const OpDef* def = opsOf(node).find(node.op);
+  return def != nullptr && def->runtimeForm && def->runtimeForm(node);
+}
 
 bool hasRunTimeShapes(const Node& node) {
   for (const Value* v : node.inputs) {

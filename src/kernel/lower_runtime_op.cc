@@ -14,7 +14,7 @@ namespace kiln::kernel {
 bool runsInRuntime(const FusedGroup& group, const LoweringTable& lowerings) {
   if (group.nodes.size() != 1) return false;
   const ir::Node& node = *group.nodes.front();
-  if (ir::hasRunTimeShapes(node)) return true;
+  if (ir::runsInRuntime(node)) return true;
   return lowerings.find(node.op) == nullptr && runtime::findRuntimeOp(node.op) != nullptr;
 }
 

@@ -137,7 +137,7 @@ void lowerToMulAdd(ir::Graph& graph, Node* bn, const Affine& a) {
 void foldBatchNorm(ir::Graph& graph) {
   std::vector<Node*> nodes = graph.nodes();
   for (Node* bn : nodes) {
-    if (bn->op != "BatchNormalization") continue;
+    if (bn->op != "BatchNormalization" || ir::runsInRuntime(*bn)) continue;  // training mode
     std::optional<Affine> affine = affineOf(graph, *bn);
     if (!affine) continue;
     Node* conv = foldableConv(graph, bn->inputs[0]);

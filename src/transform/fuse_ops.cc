@@ -16,7 +16,7 @@ using ir::OpClass;
 using ir::Value;
 
 OpClass classOf(const Node& node) {
-  if (ir::hasRunTimeShapes(node)) return OpClass::kOpaque;  // the runtime executes it alone
+  if (ir::runsInRuntime(node)) return OpClass::kOpaque;  // the runtime executes it alone
   const ir::OpDef* def = ir::opsOf(node).find(node.op);
   return def ? def->opClass : OpClass::kOpaque;
 }

@@ -75,17 +75,25 @@ std::string compare(const NDArray& got, NDArray want) {
   };
   for (int64_t i = 0; i < got.numel(); ++i) {
     double g = value(got, i), w = value(want, i);
-    bool ok = (std::isnan(g) && std::isnan(w)) || std::fabs(g - w) <= 1e-7 + 1e-3 * std::fabs(w);
+    bool ok = g == w || (std::isnan(g) && std::isnan(w)) ||
+              std::fabs(g - w) <= 1e-7 + 1e-3 * std::fabs(w);
     if (!ok) return kiln::strCat("element ", i, ": expected ", w, ", got ", g);
   }
   return "";
 }
 
 std::string runDataSet(kiln::runtime::Module& ex, const fs::path& dataSet) {
+  kiln::Json info = ex["get_input_info"]().asJson();
   for (int i = 0;; ++i) {
     fs::path in = dataSet / kiln::strCat("input_", i, ".pb");
     if (!fs::exists(in)) break;
-    ex["set_input"](static_cast<int64_t>(i), kiln::frontend::onnx::loadTensorProto(in.string()));
+    NDArray value = kiln::frontend::onnx::loadTensorProto(in.string());
+    if (static_cast<size_t>(i) < info.size()) {
+      auto want =
+          kiln::runtime::DataType::parse(info[static_cast<size_t>(i)].at("dtype").asString());
+      value = kiln::frontend::onnx::asInputType(value, want);
+    }
+    ex["set_input"](static_cast<int64_t>(i), value);
   }
   ex["run"]();
   for (int i = 0;; ++i) {

@@ -51,7 +51,9 @@ void readFromFolder(const std::string& dir, const Json& info, const InputSink& s
       throw Error(strCat("missing input file '", file, "' for model input ", i, " '",
                          input.at("name").asString(), "' (expected ", describe(input), ")"));
     }
-    sink(input.at("name").asString(), frontend::onnx::loadTensorProto(file));
+    runtime::DataType want = runtime::DataType::parse(input.at("dtype").asString());
+    sink(input.at("name").asString(),
+         frontend::onnx::asInputType(frontend::onnx::loadTensorProto(file), want));
   }
 }
 

@@ -41,6 +41,9 @@ struct OpDef {
   // that is not a constant): dtype and rank, with kDynamicDim where a dim is not known now.
   // Null: the op needs static shapes.
   std::function<void(Node& node)> inferRunTime = nullptr;
+  // For an op kiln compiles only some forms of: true for a NODE the runtime must execute instead
+  // (BatchNormalization in training mode, a pool of rank 5 or with indices). Null: always compiled.
+  std::function<bool(const Node& node)> runtimeForm = nullptr;
   // Sets the types of node.outputs from the input types and attributes; throws kiln::Error
   // naming the node, what it received and what it expected.
   std::function<void(Node& node)> inferTypes;
@@ -82,6 +85,10 @@ std::vector<TensorType> inferredOutputTypes(const Node& node);
 // Whether NODE's shapes are known only at run time: an input or output is sized at run time, or
 // a shape input (OpDef::shapeInputs) is not a constant. The runtime executes such nodes.
 bool hasRunTimeShapes(const Node& node);
+
+// Whether the runtime executes NODE: its shapes are known only at run time, or its op's
+// runtimeForm says kiln compiles no kernel for this form of it.
+bool runsInRuntime(const Node& node);
 
 // "Conv 'conv1'": how messages name a node.
 std::string nodeLabel(const Node& node);

@@ -39,7 +39,8 @@ void copyTypedData(const TensorProto& proto, const NDArray& tensor) {
     case TensorProto::INT8:
       return copyField<int8_t>(proto.int32_data(), tensor);
     case TensorProto::UINT16:
-    case TensorProto::FLOAT16:  // stored as the uint16 bit pattern
+    case TensorProto::FLOAT16:   // stored as the uint16 bit pattern
+    case TensorProto::BFLOAT16:  // likewise
       return copyField<uint16_t>(proto.int32_data(), tensor);
     case TensorProto::UINT8:
     case TensorProto::BOOL:
@@ -116,6 +117,8 @@ DataType dataTypeFromOnnx(int32_t elemType, const std::string& what) {
       return DataType::float64();
     case TensorProto::FLOAT16:
       return DataType::float16();
+    case TensorProto::BFLOAT16:
+      return {kDLBfloat, 16, 1};
     case TensorProto::INT8:
       return DataType::int8();
     case TensorProto::INT16:
@@ -137,7 +140,7 @@ DataType dataTypeFromOnnx(int32_t elemType, const std::string& what) {
     default:
       throw Error(strCat(what, " has data type ", onnxDataTypeName(elemType),
                          ", which kiln does not support; supported: BOOL, INT8, INT16, INT32, "
-                         "INT64, UINT8, UINT16, UINT32, UINT64, FLOAT16, FLOAT, DOUBLE"));
+                         "INT64, UINT8, UINT16, UINT32, UINT64, FLOAT16, BFLOAT16, FLOAT, DOUBLE"));
   }
 }
 
@@ -150,6 +153,9 @@ int32_t dataTypeToOnnx(DataType dtype) {
       if (dtype.bits == 16) return TensorProto::FLOAT16;
       if (dtype.bits == 32) return TensorProto::FLOAT;
       if (dtype.bits == 64) return TensorProto::DOUBLE;
+      break;
+    case kDLBfloat:
+      if (dtype.bits == 16) return TensorProto::BFLOAT16;
       break;
     case kDLInt:
       if (dtype.bits == 8) return TensorProto::INT8;

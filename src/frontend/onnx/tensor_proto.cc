@@ -40,6 +40,12 @@ std::vector<uint8_t> serializeTensorProto(const runtime::NDArray& tensor, const 
   return {bytes.begin(), bytes.end()};
 }
 
+runtime::NDArray asInputType(const runtime::NDArray& tensor, runtime::DataType want) {
+  runtime::DataType u16{kDLUInt, 16, 1}, bf16{kDLBfloat, 16, 1};
+  if (want == bf16 && tensor.dtype() == u16) return tensor.view(tensor.shape(), bf16);
+  return tensor;
+}
+
 void saveTensorProto(const runtime::NDArray& tensor, const std::string& name,
                      const std::string& path) {
   std::vector<uint8_t> bytes = serializeTensorProto(tensor, name);

@@ -12,13 +12,14 @@ void inferBatchNorm(Node& node) {
   const TensorType& x = inputType(node, 0, "X");
   requireFloat(node, 0);
   requireRankAtLeast(node, 0, 2, "N and C dims");
-  if (node.attrs.getInt("training_mode", 0) != 0) {
-    fail(node, "training_mode=1 is not supported; expected 0 (kiln compiles inference only)");
-  }
+  bool training = node.attrs.getInt("training_mode", 0) != 0;
   if (node.attrs.getInt("spatial", 1) != 1) {
     fail(node, "spatial=0 (per-activation statistics) is not supported; expected spatial=1");
   }
-  requireOutputsAtMost(node, 1, "the running mean/variance outputs exist only in training mode");
+  if (!training) {
+    requireOutputsAtMost(node, 1, "the running mean/variance outputs exist only in training mode");
+  }
+  requireOutputsAtMost(node, 3, "Y, running_mean and running_var");
   node.attrs.getFloat("epsilon", 1e-5);
   static const char* const kNames[] = {"X", "scale", "B", "input_mean", "input_var"};
   for (size_t i = 1; i < 5; ++i) {
@@ -30,7 +31,11 @@ void inferBatchNorm(Node& node) {
     }
   }
   setOutput(node, 0, x);
+  for (size_t i = 1; i < node.outputs.size(); ++i) setOutput(node, i, inputType(node, 3));
 }
+
+// Training mode normalises with the batch's statistics: the runtime executes it.
+bool batchNormTraining(const Node& node) { return node.attrs.getInt("training_mode", 0) != 0; }
 
 void inferSoftmax(Node& node) {
   const TensorType& x = inputType(node, 0);
@@ -108,6 +113,7 @@ void registerNormalizationOps(const OpAdder& add) {
        .maxInputs = 5,
        .numOutputs = 5,
        .sinceVersion = 7,
+       .runtimeForm = batchNormTraining,
        .inferTypes = inferBatchNorm});
   add({.name = "Softmax",
        .opClass = OpClass::kReduction,

@@ -23,9 +23,8 @@ void inferWindowPool(Node& node, bool isMax) {
          spatial, " for input ", x.str());
   }
   if (isMax) {
-    requireOutputsAtMost(node, 1, "the Indices output is not supported");
     int64_t order = node.attrs.getInt("storage_order", 0);
-    if (order != 0) fail(node, "storage_order ", order, " is not supported; expected 0");
+    if (order != 0 && order != 1) fail(node, "storage_order ", order, "; expected 0 or 1");
   } else {
     int64_t count = node.attrs.getInt("count_include_pad", 0);
     if (count != 0 && count != 1) fail(node, "count_include_pad ", count, "; expected 0 or 1");
@@ -34,6 +33,15 @@ void inferWindowPool(Node& node, bool isMax) {
   Shape out = {x.shape[0], x.shape[1]};
   out.insert(out.end(), g.output.begin(), g.output.end());
   setOutput(node, 0, {x.dtype, out});
+  if (node.outputs.size() > 1) setOutput(node, 1, {DataType::int64(), out});
+}
+
+// The compiled pools cover 1-D and 2-D float windows; other ranks, integer elements, MaxPool's
+// Indices and column-major indices run in the runtime.
+bool poolRuntimeForm(const Node& node) {
+  const TensorType& x = node.inputs[0]->type;
+  return (x.rank() != 3 && x.rank() != 4) || !isFloatType(x.dtype) || node.outputs.size() > 1 ||
+         node.attrs.getInt("storage_order", 0) != 0;
 }
 
 void inferGlobalPool(Node& node) {
@@ -53,10 +61,12 @@ void registerPoolOps(const OpAdder& add) {
        .opClass = OpClass::kComplex,
        .numOutputs = 2,
        .sinceVersion = 1,
+       .runtimeForm = poolRuntimeForm,
        .inferTypes = [](Node& n) { inferWindowPool(n, true); }});
   add({.name = "AveragePool",
        .opClass = OpClass::kComplex,
        .sinceVersion = 1,
+       .runtimeForm = poolRuntimeForm,
        .inferTypes = [](Node& n) { inferWindowPool(n, false); }});
   add({.name = "GlobalAveragePool",
        .opClass = OpClass::kReduction,

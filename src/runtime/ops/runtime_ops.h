@@ -8,7 +8,9 @@ namespace kiln::runtime::ops {
 
 void runAdagrad(RuntimeOpContext& ctx);
 void runAdam(RuntimeOpContext& ctx);
-void runBinary(RuntimeOpContext& ctx);  // ctx.op(): Add, Equal, ...
+void runAveragePool(RuntimeOpContext& ctx);
+void runBatchNormalization(RuntimeOpContext& ctx);  // training mode
+void runBinary(RuntimeOpContext& ctx);              // ctx.op(): Add, Equal, ...
 void runCast(RuntimeOpContext& ctx);
 void runCompress(RuntimeOpContext& ctx);
 void runConstantOfShape(RuntimeOpContext& ctx);
@@ -16,6 +18,9 @@ void runCumSum(RuntimeOpContext& ctx);
 void runConvInteger(RuntimeOpContext& ctx);
 void runDequantizeLinear(RuntimeOpContext& ctx);
 void runDet(RuntimeOpContext& ctx);
+void runDft(RuntimeOpContext& ctx);
+void runMelWeightMatrix(RuntimeOpContext& ctx);
+void runStft(RuntimeOpContext& ctx);
 void runMatMulInteger(RuntimeOpContext& ctx);
 void runQLinearConv(RuntimeOpContext& ctx);
 void runQLinearMatMul(RuntimeOpContext& ctx);
@@ -31,8 +36,12 @@ void runShrink(RuntimeOpContext& ctx);
 void runExpand(RuntimeOpContext& ctx);
 void runFlatten(RuntimeOpContext& ctx);
 void runIdentity(RuntimeOpContext& ctx);
+void runGridSample(RuntimeOpContext& ctx);
 void runGru(RuntimeOpContext& ctx);
 void runLstm(RuntimeOpContext& ctx);
+void runMaxPool(RuntimeOpContext& ctx);
+void runMaxUnpool(RuntimeOpContext& ctx);
+void runRoiAlign(RuntimeOpContext& ctx);
 void runMomentum(RuntimeOpContext& ctx);
 void runRnn(RuntimeOpContext& ctx);
 void runNonMaxSuppression(RuntimeOpContext& ctx);
@@ -47,6 +56,7 @@ void runSize(RuntimeOpContext& ctx);
 void runSlice(RuntimeOpContext& ctx);
 void runSplit(RuntimeOpContext& ctx);
 void runSqueeze(RuntimeOpContext& ctx);
+void runTfIdfVectorizer(RuntimeOpContext& ctx);
 void runTile(RuntimeOpContext& ctx);
 void runTopK(RuntimeOpContext& ctx);
 void runUnary(RuntimeOpContext& ctx);  // ctx.op(): Neg, Cos, ...

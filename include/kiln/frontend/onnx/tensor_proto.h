@@ -11,7 +11,7 @@
 
 namespace kiln::frontend::onnx {
 
-// Supported element types: bool, int8..int64, uint8..uint64, float16, float32, float64.
+// Supported element types: bool, int8..int64, uint8..uint64, float16, bfloat16, float32, float64.
 // Throws kiln::Error naming the file for a missing or malformed file, an unsupported data type or
 // external data.
 runtime::NDArray loadTensorProto(const std::string& path);
@@ -20,6 +20,11 @@ std::pair<std::string, runtime::NDArray> loadNamedTensorProto(const std::string&
 // The same, from serialized bytes; SOURCE names them in error messages.
 std::pair<std::string, runtime::NDArray> parseTensorProto(const std::vector<uint8_t>& bytes,
                                                           const std::string& source);
+
+// TENSOR as the input of type WANT it stands for: the ONNX test data of this ONNX release stores
+// bfloat16 tensors as UINT16 bit patterns, so a uint16 tensor for a bfloat16 input is viewed as
+// bfloat16; any other tensor is returned as it is.
+runtime::NDArray asInputType(const runtime::NDArray& tensor, runtime::DataType want);
 
 // Serializes TENSOR (with raw_data) under NAME.
 std::vector<uint8_t> serializeTensorProto(const runtime::NDArray& tensor, const std::string& name);
