@@ -33,7 +33,8 @@ double scalarAt(const runtime::NDArray& a) {
 }  // namespace
 
 void unsupported(const ir::Node& node, const std::string& why) {
-  throw Error(strCat("cannot lower node '", node.name, "' (", node.op, "): ", why));
+  std::string opset = node.graph ? strCat(", opset ", node.graph->opsetVersion) : "";
+  throw Error(strCat("cannot lower node '", node.name, "' (op '", node.op, "'", opset, "): ", why));
 }
 
 LowerContext::LowerContext(const ir::FusedGroup& group, std::string symbol,

@@ -64,13 +64,30 @@ class Importer {
     }
   }
 
+  // "; it is read by node 'n' (op 'X', opset N)", naming where an input is used.
+  std::string firstReader(const std::string& value) const {
+    const auto& nodes = model_.graph().node();
+    for (int i = 0; i < nodes.size(); ++i) {
+      const NodeProto& node = nodes.Get(i);
+      if (std::find(node.input().begin(), node.input().end(), value) != node.input().end()) {
+        std::string name = node.name().empty() ? strCat("#", i) : node.name();
+        return strCat("; it is read by ", describe(node, name));
+      }
+    }
+    return "";
+  }
+
   // Graph inputs that are also initializers are weights with a declared type, not model inputs.
   void importInputs() {
     std::vector<std::string> inputNames;
     for (const auto& input : model_.graph().input()) {
       if (values_.count(input.name())) continue;
       inputNames.push_back(input.name());
-      values_[input.name()] = graph_->addInput(input.name(), resolveInputType(input, opts_));
+      try {
+        values_[input.name()] = graph_->addInput(input.name(), resolveInputType(input, opts_));
+      } catch (const Error& e) {
+        throw Error(strCat(e.what(), firstReader(input.name())));
+      }
     }
     for (const auto& [name, shape] : opts_.inputShapes) {
       if (std::find(inputNames.begin(), inputNames.end(), name) == inputNames.end()) {
@@ -160,7 +177,13 @@ class Importer {
     markLegacySoftmax(node, attrs);
     ir::Node* n =
         graph_->addNode(node.op_type(), name, std::move(inputs), outputNames, std::move(attrs));
-    ir::inferTypes(*n);
+    try {
+      ir::inferTypes(*n);
+    } catch (const Error& e) {  // "Dropout 'd': ..." gains the opset the model says
+      std::string what = e.what(), label = ir::nodeLabel(*n) + ": ";
+      if (what.rfind(label, 0) == 0) what = what.substr(label.size());
+      throw Error(strCat(describe(node, name), ": ", what));
+    }
     for (ir::Value* out : n->outputs) values_[out->name] = out;
     foldIfConstant(n);
   }

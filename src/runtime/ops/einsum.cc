@@ -95,6 +95,7 @@ void runEinsum(RuntimeOpContext& ctx) {
     }
   }
   std::vector<int> all;
+  all.reserve(size.size());
   for (const auto& [l, s] : size) all.push_back(l);
   Shape outShape;
   for (int l : out.labels) {

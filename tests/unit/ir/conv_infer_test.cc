@@ -222,12 +222,15 @@ TEST(PoolInferTest, Errors) {
   std::string e = t.error("MaxPool", {t.in(f32({1, 1, 4, 4}))});
   EXPECT_NE(e.find("kernel_shape attribute is required"), std::string::npos) << e;
   Attrs k2 = testing::attrs({{"kernel_shape", std::vector<int64_t>{2, 2}}});
-  e = t.error("MaxPool", {t.in(f32({1, 1, 4, 4}))}, k2, 2);
-  EXPECT_NE(e.find("Indices output is not supported"), std::string::npos) << e;
+  // Indices (int64, the output's shape) and column-major indices: the runtime computes them.
+  Node* withIndices = t.add("MaxPool", {t.in(f32({1, 1, 4, 4}))}, k2, 2);
+  inferTypes(*withIndices);
+  EXPECT_EQ(withIndices->outputs[1]->type, testing::i64({1, 1, 3, 3}));
+  EXPECT_TRUE(runsInRuntime(*withIndices));
   Attrs order = k2;
-  order.set("storage_order", int64_t{1});
+  order.set("storage_order", int64_t{2});
   e = t.error("MaxPool", {t.in(f32({1, 1, 4, 4}))}, order);
-  EXPECT_NE(e.find("storage_order 1 is not supported"), std::string::npos) << e;
+  EXPECT_NE(e.find("storage_order 2; expected 0 or 1"), std::string::npos) << e;
   e = t.error("AveragePool", {t.in(f32({1, 1, 4}))}, k2);
   EXPECT_NE(e.find("kernel_shape [2,2] has 2 values; expected 1"), std::string::npos) << e;
   Attrs big = testing::attrs({{"kernel_shape", std::vector<int64_t>{5, 5}}});

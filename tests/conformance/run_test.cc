@@ -1,0 +1,196 @@
+// Compiles and runs one node test; bfloat16 tensors arrive as UINT16 bit patterns in this
+// release's test data and are compared as bfloat16.
+#include "run_test.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include "kiln/driver/compile.h"
+#include "kiln/frontend/onnx/tensor_proto.h"
+#include "kiln/runtime/module.h"
+#include "kiln/support/error.h"
+#include "kiln/support/json.h"
+
+namespace fs = std::filesystem;
+
+namespace kiln::conformance {
+namespace {
+
+using runtime::DataType;
+using runtime::NDArray;
+
+double halfToDouble(uint16_t h) {
+  uint32_t exp = (h >> 10) & 0x1f, mant = h & 0x3ffu;
+  double mag = exp == 0 ? std::ldexp(static_cast<double>(mant), -24)
+               : exp == 31
+                   ? (mant ? NAN : INFINITY)
+                   : std::ldexp(static_cast<double>(mant | 0x400u), static_cast<int>(exp) - 25);
+  return (h & 0x8000u) ? -mag : mag;
+}
+
+double bfloatToDouble(uint16_t b) {
+  uint32_t bits = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+double valueAt(const NDArray& a, int64_t i) {
+  DataType t = a.dtype();
+  if (t == DataType::float32()) return a.data<float>()[i];
+  if (t == DataType::float64()) return a.data<double>()[i];
+  if (t == DataType::float16()) return halfToDouble(a.data<uint16_t>()[i]);
+  if (t.code == kDLBfloat) return bfloatToDouble(a.data<uint16_t>()[i]);
+  if (t == DataType::int64()) return static_cast<double>(a.data<int64_t>()[i]);
+  if (t == DataType::int32()) return a.data<int32_t>()[i];
+  if (t == DataType{kDLInt, 16, 1}) return a.data<int16_t>()[i];
+  if (t == DataType{kDLUInt, 16, 1}) return a.data<uint16_t>()[i];
+  if (t == DataType{kDLUInt, 32, 1}) return a.data<uint32_t>()[i];
+  if (t == DataType{kDLUInt, 64, 1}) return static_cast<double>(a.data<uint64_t>()[i]);
+  if (t.bits == 8 && t.isInt()) return a.data<int8_t>()[i];
+  if (t.bits == 8) return a.data<uint8_t>()[i];
+  throw Error("output type " + t.str() + " is not compared");
+}
+
+// numpy.testing.assert_allclose: the first element out of tolerance and the largest error.
+std::string compare(const NDArray& got, NDArray want) {
+  want = frontend::onnx::asInputType(want, got.dtype());  // bfloat16 bit patterns
+  if (got.shape() != want.shape() || got.dtype() != want.dtype()) {
+    return strCat("expected ", want.dtype().str(), runtime::shapeStr(want.shape()), ", got ",
+                  got.dtype().str(), runtime::shapeStr(got.shape()));
+  }
+  std::string first;
+  double worst = 0;
+  for (int64_t i = 0; i < got.numel(); ++i) {
+    double g = valueAt(got, i), w = valueAt(want, i);
+    bool ok = g == w || (std::isnan(g) && std::isnan(w)) ||
+              std::fabs(g - w) <= 1e-7 + 1e-3 * std::fabs(w);
+    if (ok) continue;
+    if (first.empty()) first = strCat("element ", i, ": expected ", w, ", got ", g);
+    worst = std::isnan(g - w) ? INFINITY : std::max(worst, std::fabs(g - w));
+  }
+  return first.empty() ? "" : strCat(first, " (max abs error ", worst, ")");
+}
+
+std::string runDataSet(runtime::Module& ex, const fs::path& dataSet) {
+  Json info = ex["get_input_info"]().asJson();
+  for (size_t i = 0;; ++i) {
+    fs::path in = dataSet / strCat("input_", i, ".pb");
+    if (!fs::exists(in)) break;
+    NDArray value = frontend::onnx::loadTensorProto(in.string());
+    if (i < info.size()) {
+      value = frontend::onnx::asInputType(value, DataType::parse(info[i].at("dtype").asString()));
+    }
+    ex["set_input"](static_cast<int64_t>(i), value);
+  }
+  ex["run"]();
+  for (int i = 0;; ++i) {
+    fs::path out = dataSet / strCat("output_", i, ".pb");
+    if (!fs::exists(out)) break;
+    NDArray want = frontend::onnx::loadTensorProto(out.string());
+    std::string diff = compare(ex["get_output"](static_cast<int64_t>(i)).asNDArray(), want);
+    if (!diff.empty()) return strCat(dataSet.filename().string(), " output ", i, ": ", diff);
+  }
+  return "";
+}
+
+}  // namespace
+
+const char* outcomeName(Outcome o) {
+  static const char* const kNames[] = {"pass", "wrong", "rejected", "internal"};
+  return kNames[static_cast<int>(o)];
+}
+
+Result runTest(const fs::path& dir, const fs::path& work) {
+  fs::path so = work / (dir.filename().string() + ".so");
+  Result r;
+  try {
+    driver::compileOnnxFile((dir / "model.onnx").string(), so.string(), {});
+  } catch (const Error& e) {
+    return {Outcome::kRejected, e.what()};
+  } catch (const std::exception& e) {
+    return {Outcome::kInternal, e.what()};
+  }
+  try {
+    runtime::Module lib = runtime::loadModule(so.string());
+    runtime::Module ex = lib["default"](runtime::Device::cpu()).asModule();
+    std::vector<fs::path> sets;
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      if (entry.path().filename().string().rfind("test_data_set_", 0) == 0) sets.push_back(entry);
+    }
+    std::sort(sets.begin(), sets.end());
+    for (const fs::path& set : sets) {
+      r.detail = runDataSet(ex, set);
+      if (!r.detail.empty()) {
+        r.outcome = Outcome::kWrong;
+        return r;
+      }
+    }
+  } catch (const Error& e) {
+    return {Outcome::kWrong, e.what()};
+  } catch (const std::exception& e) {
+    return {Outcome::kInternal, e.what()};
+  }
+  fs::remove(so);
+  return r;
+}
+
+namespace {
+
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+// Runs COMMAND with its output in LOG; returns its exit status and LOG's text in MESSAGE.
+int runCommand(const std::string& command, const fs::path& log, std::string& message) {
+  int status = std::system((command + " > " + quoted(log.string()) + " 2>&1").c_str());
+  std::ifstream in(log);
+  message.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  while (!message.empty() && message.back() == '\n') message.pop_back();
+  return status;
+}
+
+}  // namespace
+
+Result runTestCli(const fs::path& dir, const fs::path& work, const std::string& kiln) {
+  fs::path so = work / (dir.filename().string() + ".cli.so");
+  fs::path log = work / (dir.filename().string() + ".log");
+  std::string message;
+  if (runCommand(strCat(quoted(kiln), " compile ", quoted((dir / "model.onnx").string()), " -o ",
+                        quoted(so.string())),
+                 log, message) != 0) {
+    return {Outcome::kRejected, message};
+  }
+  std::vector<fs::path> sets;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().filename().string().rfind("test_data_set_", 0) == 0) sets.push_back(entry);
+  }
+  std::sort(sets.begin(), sets.end());
+  for (const fs::path& set : sets) {
+    fs::path outDir = work / (dir.filename().string() + ".out");
+    fs::remove_all(outDir);
+    if (runCommand(strCat(quoted(kiln), " run ", quoted(so.string()), " --inputs ",
+                          quoted(set.string()), " --outputs ", quoted(outDir.string())),
+                   log, message) != 0) {
+      return {Outcome::kWrong, message};
+    }
+    for (int i = 0;; ++i) {
+      fs::path want = set / strCat("output_", i, ".pb");
+      if (!fs::exists(want)) break;
+      fs::path got = outDir / strCat("output_", i, ".pb");
+      if (!fs::exists(got)) return {Outcome::kWrong, strCat("kiln run wrote no ", got.string())};
+      std::string diff = compare(frontend::onnx::loadTensorProto(got.string()),
+                                 frontend::onnx::loadTensorProto(want.string()));
+      if (!diff.empty()) {
+        return {Outcome::kWrong, strCat(set.filename().string(), " output ", i, ": ", diff)};
+      }
+    }
+    fs::remove_all(outDir);
+  }
+  fs::remove(so);
+  fs::remove(log);
+  return {};
+}
+
+}  // namespace kiln::conformance

@@ -1,0 +1,30 @@
+// One ONNX backend node test through kiln: compile its model.onnx, run every test_data_set_* and
+// compare the outputs with numpy's assert_allclose tolerances (rtol 1e-3, atol 1e-7), integers
+// and booleans exactly.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace kiln::conformance {
+
+// kRejected: compiling stopped with a kiln::Error (an op, type or form kiln does not support);
+// kWrong: wrong outputs, or an error when running; kInternal: an internal error (a kiln bug).
+enum class Outcome { kPass, kWrong, kRejected, kInternal };
+const char* outcomeName(Outcome o);  // "pass", "wrong", "rejected", "internal"
+
+struct Result {
+  Outcome outcome = Outcome::kPass;
+  std::string detail;  // the error, or the first mismatch and the largest error
+};
+
+// Runs the test in DIR, compiling into WORK.
+Result runTest(const std::filesystem::path& dir, const std::filesystem::path& work);
+
+// The same through the command line KILN: `kiln compile model.onnx -o m.so`, then per data set
+// `kiln run m.so --inputs test_data_set_N --outputs DIR`, comparing DIR's output_K.pb. A failed
+// compile is kRejected, a failed run kWrong (the detail is the command's message).
+Result runTestCli(const std::filesystem::path& dir, const std::filesystem::path& work,
+                  const std::string& kiln);
+
+}  // namespace kiln::conformance
