@@ -41,6 +41,7 @@ void runRange(RuntimeOpContext& ctx) {
       if (delta == T(0)) fail(ctx, "delta is 0");
       double count = std::ceil((static_cast<double>(limit) - static_cast<double>(start)) /
                                static_cast<double>(delta));
+      if (!(count < 1e12)) fail(ctx, "the range has ", count, " elements; too many");
       auto n = static_cast<int64_t>(std::max(0.0, count));
       NDArray y = ctx.output(0, {n});
       T* out = y.data<T>();

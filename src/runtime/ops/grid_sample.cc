@@ -97,8 +97,11 @@ void runGridSample(RuntimeOpContext& ctx) {
                   yy = padded(s, yy, h);
                   xx = padded(s, xx, w);
                 }
+                if (!(yy >= 0 && xx >= 0 && yy < static_cast<double>(h) &&
+                      xx < static_cast<double>(w))) {
+                  return 0.0;  // also NaN coordinates
+                }
                 auto yi = static_cast<int64_t>(yy), xi = static_cast<int64_t>(xx);
-                if (yy < 0 || xx < 0 || yi >= h || xi >= w) return 0.0;
                 return static_cast<double>(plane[yi * w + xi]);
               };
               double v = 0;

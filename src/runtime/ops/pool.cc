@@ -105,7 +105,7 @@ void pool(RuntimeOpContext& ctx, bool isMax) {
           }
         }
         if (isMax) {
-          dst[e] = static_cast<T>(best);
+          dst[e] = static_cast<T>(bestAt < 0 ? 0.0 : best);  // a window all in the padding: 0
           if (wantIndices) idx.data<int64_t>()[e] = bestAt;
         } else {
           double n =
