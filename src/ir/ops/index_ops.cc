@@ -1,5 +1,7 @@
 // Type inference of indexed reads and writes and small matrix ops the runtime executes:
 // ScatterElements, Scatter, ScatterND, GatherND, OneHot, EyeLike, Shrink, ReverseSequence, Det.
+#include <cmath>
+
 #include "../element_access.h"
 #include "infer_util.h"
 #include "kiln/ir/onnx_dtype.h"
@@ -48,7 +50,7 @@ void inferOneHot(Node& node) {
   inputType(node, 1, "depth");
   const NDArray& c = *node.inputs[1]->constant;
   if (c.numel() != 1) fail(node, "depth has ", c.numel(), " elements; expected one");
-  auto d = static_cast<int64_t>(loadDouble(c, 0));
+  int64_t d = sizeFromDouble(node, std::floor(loadDouble(c, 0)), "depth");
   if (d < 1) fail(node, "depth is ", d, "; expected at least 1");
   auto axis =
       static_cast<size_t>(normalizeAxis(node, node.attrs.getInt("axis", -1), indices.rank() + 1));

@@ -40,6 +40,11 @@ void setOutput(Node& node, size_t i, TensorType type) {
   if (i < node.outputs.size() && node.outputs[i]) node.outputs[i]->type = std::move(type);
 }
 
+int64_t sizeFromDouble(const Node& node, double v, const char* what) {
+  if (!(v >= 0 && v < 4.0e18)) fail(node, what, " is ", v, "; expected a size from 0 to 4e18");
+  return static_cast<int64_t>(v);
+}
+
 void requireOutputsAtMost(const Node& node, size_t n, const char* why) {
   if (node.outputs.size() > n) {
     fail(node, "has ", node.outputs.size(), " outputs; expected at most ", n, " (", why, ")");

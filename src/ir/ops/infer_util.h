@@ -53,6 +53,10 @@ Shape matmulShape(const Node& node, const TensorType& a, const TensorType& b);
 // Whether FROM broadcasts to TO without changing TO (Gemm's C).
 bool broadcastsTo(const Shape& from, const Shape& to);
 
+// A size computed in floating point (floor(dim * scale), a depth) as an int64; fails naming WHAT
+// and the value when it is negative, NaN or too large to address.
+int64_t sizeFromDouble(const Node& node, double v, const char* what);
+
 // The elements of an integer constant, or nullopt when V is absent or not a constant.
 std::optional<std::vector<int64_t>> constantInts(const Value* v);
 // Input I's elements; fails when it is not a constant ("must be a constant at inference time").

@@ -115,7 +115,8 @@ void inferResize(Node& node) {
     }
     if (!(scales[d] > 0)) fail(node, "scale ", scales[d], " of dim ", d, " is not positive");
     double span = crop ? roi[d + rank] - roi[d] : 1.0;
-    out[d] = static_cast<int64_t>(std::floor(static_cast<double>(x.shape[d]) * span * scales[d]));
+    out[d] = sizeFromDouble(node, std::floor(static_cast<double>(x.shape[d]) * span * scales[d]),
+                            "the output size (dim times scale)");
   }
   setOutput(node, 0, {x.dtype, out});
 }

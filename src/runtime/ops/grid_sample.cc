@@ -24,8 +24,8 @@ double reflect(double c, double twiceLow, double twiceHigh) {
   double low = twiceLow / 2, span = (twiceHigh - twiceLow) / 2;
   c = std::fabs(c - low);
   double extra = std::fmod(c, span);
-  auto flips = static_cast<int64_t>(std::floor(c / span));
-  return flips % 2 == 0 ? extra + low : span - extra + low;
+  bool even = std::fmod(std::floor(c / span), 2.0) == 0;
+  return even ? extra + low : span - extra + low;
 }
 
 // The padding mode applied to a coordinate (border and reflection keep it inside).

@@ -12,10 +12,10 @@ void runOneHot(RuntimeOpContext& ctx) {
   visitNumeric(ctx, ia.dtype(), [&](auto t) {
     const auto* p = static_cast<const decltype(t)*>(ia.data());
     for (int64_t e = 0; e < ia.numel(); ++e) {
-      indices.push_back(static_cast<int64_t>(std::floor(static_cast<double>(p[e]))));
+      indices.push_back(toInt64(ctx, std::floor(static_cast<double>(p[e])), "an index"));
     }
   });
-  auto depth = static_cast<int64_t>(inputScalarDouble(ctx, 1, "depth"));
+  int64_t depth = toInt64(ctx, std::floor(inputScalarDouble(ctx, 1, "depth")), "depth");
   if (depth < 1) fail(ctx, "depth is ", depth, "; expected at least 1");
   const NDArray& values = ctx.input(2);
   if (values.numel() != 2) fail(ctx, "values has ", values.numel(), " elements; expected 2");

@@ -101,6 +101,11 @@ int64_t normalizeAxis(const RuntimeOpContext& ctx, int64_t axis, int64_t rank, c
   return axis < 0 ? axis + rank : axis;
 }
 
+int64_t toInt64(const RuntimeOpContext& ctx, double v, const char* what) {
+  if (!(v > -4.0e18 && v < 4.0e18)) fail(ctx, what, " is ", v, "; expected a value within +-4e18");
+  return static_cast<int64_t>(v);
+}
+
 std::vector<int64_t> rowMajorStrides(const Shape& shape) {
   std::vector<int64_t> s(shape.size(), 1);
   for (size_t d = shape.size(); d-- > 1;) s[d - 1] = s[d] * shape[d];

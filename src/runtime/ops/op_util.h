@@ -38,6 +38,10 @@ double inputScalarDouble(const RuntimeOpContext& ctx, size_t i, const char* what
 int64_t normalizeAxis(const RuntimeOpContext& ctx, int64_t axis, int64_t rank,
                       const char* what = "axis");
 
+// V (a size or an index computed in floating point) as an int64; fails naming WHAT when it is
+// NaN or beyond +-4e18.
+int64_t toInt64(const RuntimeOpContext& ctx, double v, const char* what);
+
 std::vector<int64_t> rowMajorStrides(const Shape& shape);  // in elements
 
 // SHAPE seen as [outer, n, inner] around AXIS: element (o, i, j) is at (o * n + i) * inner + j.

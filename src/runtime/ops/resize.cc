@@ -61,6 +61,7 @@ Taps tapsFor(const Settings& s, double x, double scale, int64_t in, double roiSt
   Taps taps;
   double out = scale * static_cast<double>(in);
   double src = sourceCoordinate(s, x, scale, in, out, roiStart, roiEnd);
+  if (!std::isfinite(src)) src = 0;  // a 0/0 scale of an empty dim
   if (s.transform == "tf_crop_and_resize" && (src < 0 || src > static_cast<double>(in - 1))) {
     taps.outside = true;
     return taps;
@@ -72,7 +73,8 @@ Taps tapsFor(const Settings& s, double x, double scale, int64_t in, double roiSt
   auto n = static_cast<int64_t>(taps.weight.size());
   int64_t pad = (n + 1) / 2;
   int64_t limit = in + 2 * pad;
-  double xp = src + static_cast<double>(pad);
+  // Far past the border every tap is the edge; clamping keeps the index arithmetic in range.
+  double xp = std::clamp(src, -1.0e9, 1.0e9) + static_cast<double>(pad);
   auto fl = static_cast<int64_t>(std::floor(xp));
   int64_t lo = std::max<int64_t>(0, std::min(limit - 1, fl) - n);
   int64_t hi = std::min(limit - 1, std::max<int64_t>(0, fl) + n);
@@ -174,7 +176,9 @@ void runResize(RuntimeOpContext& ctx) {
       if (!(scales[d] > 0)) fail(ctx, "scale ", scales[d], " of dim ", d, " is not positive");
       scale[d] = scales[d];
       double span = s.transform == "tf_crop_and_resize" ? roi[d + rank] - roi[d] : 1.0;
-      out[d] = static_cast<int64_t>(std::floor(static_cast<double>(in[d]) * span * scales[d]));
+      out[d] = toInt64(ctx, std::floor(static_cast<double>(in[d]) * span * scales[d]),
+                       "the output size (dim times scale)");
+      if (out[d] < 0) fail(ctx, "the output size of dim ", d, " is negative");
     }
   }
   std::vector<std::vector<Taps>> taps(rank);
