@@ -8,23 +8,10 @@
 namespace kiln::runtime::ops {
 namespace {
 
-std::vector<double> doubles(const RuntimeOpContext& ctx, const NDArray& a) {
-  std::vector<double> out(static_cast<size_t>(a.numel()));
-  visitNumeric(ctx, a.dtype(), [&](auto t) {
-    const auto* p = static_cast<const decltype(t)*>(a.data());
-    for (size_t k = 0; k < out.size(); ++k) out[k] = static_cast<double>(p[k]);
-  });
-  return out;
-}
-
 void store(RuntimeOpContext& ctx, size_t output, const Shape& shape, const std::vector<double>& v) {
   if (ctx.numOutputs() <= output) return;
   NDArray y = ctx.output(output, shape);
-  visitNumeric(ctx, y.dtype(), [&](auto t) {
-    using T = decltype(t);
-    T* p = static_cast<T*>(y.data());
-    for (size_t k = 0; k < v.size(); ++k) p[k] = static_cast<T>(v[k]);
-  });
+  storeDoubles(ctx, y, v);
 }
 
 }  // namespace
@@ -35,9 +22,9 @@ void runBatchNormalization(RuntimeOpContext& ctx) {
   if (shape.size() < 2) fail(ctx, "X is ", shapeStr(shape), "; expected N and C dims");
   int64_t c = shape[1], n = shape[0], inner = 1;
   for (size_t d = 2; d < shape.size(); ++d) inner *= shape[d];
-  std::vector<double> x = doubles(ctx, xa), scale = doubles(ctx, ctx.input(1)),
-                      bias = doubles(ctx, ctx.input(2)), mean = doubles(ctx, ctx.input(3)),
-                      var = doubles(ctx, ctx.input(4));
+  std::vector<double> x = toDoubles(ctx, xa), scale = toDoubles(ctx, ctx.input(1)),
+                      bias = toDoubles(ctx, ctx.input(2)), mean = toDoubles(ctx, ctx.input(3)),
+                      var = toDoubles(ctx, ctx.input(4));
   double eps = attrFloat(ctx, "epsilon", 1e-5), momentum = attrFloat(ctx, "momentum", 0.9);
   bool training = attrInt(ctx, "training_mode", 0) != 0;
   std::vector<double> y(x.size()), runMean(static_cast<size_t>(c)), runVar(runMean.size());

@@ -104,15 +104,8 @@ void runEinsum(RuntimeOpContext& ctx) {
   }
   NDArray y = ctx.output(0, outShape);
   std::vector<std::vector<double>> values;
-  for (size_t i = 0; i < ins.size(); ++i) {
-    const NDArray& x = ctx.input(i);
-    std::vector<double> v(static_cast<size_t>(x.numel()));
-    visitNumeric(ctx, x.dtype(), [&](auto t) {
-      const auto* p = static_cast<const decltype(t)*>(x.data());
-      for (size_t k = 0; k < v.size(); ++k) v[k] = static_cast<double>(p[k]);
-    });
-    values.push_back(std::move(v));
-  }
+  values.reserve(ins.size());
+  for (size_t i = 0; i < ins.size(); ++i) values.push_back(toDoubles(ctx, ctx.input(i)));
   // Odometer over every label; each combination adds one product to its output element.
   std::map<int, size_t> slot;
   for (size_t k = 0; k < all.size(); ++k) slot[all[k]] = k;
@@ -139,11 +132,7 @@ void runEinsum(RuntimeOpContext& ctx) {
       at[k] = 0;
     }
   }
-  visitNumeric(ctx, y.dtype(), [&](auto t) {
-    using T = decltype(t);
-    T* p = static_cast<T*>(y.data());
-    for (size_t k = 0; k < acc.size(); ++k) p[k] = static_cast<T>(acc[k]);
-  });
+  storeDoubles(ctx, y, acc);
 }
 
 }  // namespace kiln::runtime::ops

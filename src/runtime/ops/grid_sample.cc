@@ -67,11 +67,7 @@ void runGridSample(RuntimeOpContext& ctx) {
   }
   int64_t n = xs[0], c = xs[1], h = xs[2], w = xs[3], oh = gs[1], ow = gs[2];
   NDArray y = ctx.output(0, {n, c, oh, ow});
-  std::vector<double> gv(static_cast<size_t>(grid.numel()));
-  visitNumeric(ctx, grid.dtype(), [&](auto t) {
-    const auto* p = static_cast<const decltype(t)*>(grid.data());
-    for (size_t k = 0; k < gv.size(); ++k) gv[k] = static_cast<double>(p[k]);
-  });
+  std::vector<double> gv = toDoubles(ctx, grid);
   visitNumeric(ctx, x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (!std::is_floating_point_v<T>) {

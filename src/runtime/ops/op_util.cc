@@ -86,11 +86,7 @@ double inputScalarDouble(const RuntimeOpContext& ctx, size_t i, const char* what
     fail(ctx, what, " (input ", i, ") is ", describe(a.shape(), a.dtype()),
          "; expected one element");
   }
-  double out = 0;
-  visitNumeric(ctx, a.dtype(), [&](auto t) {
-    out = static_cast<double>(*static_cast<const decltype(t)*>(a.data()));
-  });
-  return out;
+  return toDoubles(ctx, a)[0];
 }
 
 int64_t normalizeAxis(const RuntimeOpContext& ctx, int64_t axis, int64_t rank, const char* what) {
@@ -104,6 +100,23 @@ int64_t normalizeAxis(const RuntimeOpContext& ctx, int64_t axis, int64_t rank, c
 int64_t toInt64(const RuntimeOpContext& ctx, double v, const char* what) {
   if (!(v > -4.0e18 && v < 4.0e18)) fail(ctx, what, " is ", v, "; expected a value within +-4e18");
   return static_cast<int64_t>(v);
+}
+
+std::vector<double> toDoubles(const RuntimeOpContext& ctx, const NDArray& a) {
+  std::vector<double> out(static_cast<size_t>(a.numel()));
+  visitNumeric(ctx, a.dtype(), [&](auto t) {
+    const auto* p = static_cast<const decltype(t)*>(a.data());
+    for (size_t k = 0; k < out.size(); ++k) out[k] = static_cast<double>(p[k]);
+  });
+  return out;
+}
+
+void storeDoubles(const RuntimeOpContext& ctx, NDArray& y, const std::vector<double>& v) {
+  visitNumeric(ctx, y.dtype(), [&](auto t) {
+    using T = decltype(t);
+    T* p = static_cast<T*>(y.data());
+    for (size_t k = 0; k < v.size(); ++k) p[k] = static_cast<T>(v[k]);
+  });
 }
 
 std::vector<int64_t> rowMajorStrides(const Shape& shape) {

@@ -42,6 +42,10 @@ int64_t normalizeAxis(const RuntimeOpContext& ctx, int64_t axis, int64_t rank,
 // NaN or beyond +-4e18.
 int64_t toInt64(const RuntimeOpContext& ctx, double v, const char* what);
 
+// A's elements as doubles (any numeric dtype), and V stored into Y in Y's dtype.
+std::vector<double> toDoubles(const RuntimeOpContext& ctx, const NDArray& a);
+void storeDoubles(const RuntimeOpContext& ctx, NDArray& y, const std::vector<double>& v);
+
 std::vector<int64_t> rowMajorStrides(const Shape& shape);  // in elements
 
 // SHAPE seen as [outer, n, inner] around AXIS: element (o, i, j) is at (o * n + i) * inner + j.

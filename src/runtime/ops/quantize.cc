@@ -10,19 +10,10 @@
 namespace kiln::runtime::ops {
 namespace {
 
-std::vector<double> doubles(const RuntimeOpContext& ctx, const NDArray& a) {
-  std::vector<double> out(static_cast<size_t>(a.numel()));
-  visitNumeric(ctx, a.dtype(), [&](auto t) {
-    const auto* p = static_cast<const decltype(t)*>(a.data());
-    for (size_t k = 0; k < out.size(); ++k) out[k] = static_cast<double>(p[k]);
-  });
-  return out;
-}
-
 // Input I as doubles, or {0} when omitted (a zero point).
 std::vector<double> optionalDoubles(const RuntimeOpContext& ctx, size_t i) {
   if (ctx.numInputs() <= i || !ctx.hasInput(i)) return {0.0};
-  return doubles(ctx, ctx.input(i));
+  return toDoubles(ctx, ctx.input(i));
 }
 
 // The per-element parameter index along AXIS for per-axis scales and zero points (0 per tensor).
@@ -100,7 +91,7 @@ Shape matmulInteger(const RuntimeOpContext& ctx, const NDArray& a, const NDArray
            " do not broadcast");
     batch[d] = std::max(x, y);
   }
-  std::vector<double> av = doubles(ctx, a), bv = doubles(ctx, b);
+  std::vector<double> av = toDoubles(ctx, a), bv = toDoubles(ctx, b);
   Shape out = batch;
   if (a.ndim() > 1) out.push_back(m);
   if (b.ndim() > 1) out.push_back(n);
@@ -168,7 +159,7 @@ ConvResult convInteger(const RuntimeOpContext& ctx, const NDArray& x, const NDAr
     }
     r.shape.push_back((in + pads[d] + pads[d + nd] - k) / strides[d] + 1);
   }
-  std::vector<double> xv = doubles(ctx, x), wv = doubles(ctx, w);
+  std::vector<double> xv = toDoubles(ctx, x), wv = toDoubles(ctx, w);
   std::vector<int64_t> xst = rowMajorStrides(xs), wst = rowMajorStrides(ws);
   Shape kernel(ws.begin() + 2, ws.end());
   r.sums.assign(static_cast<size_t>(shapeNumel(r.shape)), 0.0);
@@ -199,10 +190,10 @@ ConvResult convInteger(const RuntimeOpContext& ctx, const NDArray& x, const NDAr
 
 void runQuantizeLinear(RuntimeOpContext& ctx) {
   const NDArray& x = ctx.input(0);
-  std::vector<double> scale = doubles(ctx, ctx.input(1)), zp = optionalDoubles(ctx, 2);
+  std::vector<double> scale = toDoubles(ctx, ctx.input(1)), zp = optionalDoubles(ctx, 2);
   size_t axis = checkedAxis(ctx, x, scale.size());
   NDArray y = ctx.output(0, x.shape());
-  std::vector<double> xv = doubles(ctx, x);
+  std::vector<double> xv = toDoubles(ctx, x);
   bool single = x.dtype() == DataType::float32();  // divide in float32, as ONNX Runtime does
   forEachIndex(x.shape(), [&](int64_t e, const std::vector<int64_t>& idx) {
     auto p = static_cast<size_t>(paramIndex(idx, axis, scale.size()));
@@ -216,10 +207,10 @@ void runQuantizeLinear(RuntimeOpContext& ctx) {
 
 void runDequantizeLinear(RuntimeOpContext& ctx) {
   const NDArray& x = ctx.input(0);
-  std::vector<double> scale = doubles(ctx, ctx.input(1)), zp = optionalDoubles(ctx, 2);
+  std::vector<double> scale = toDoubles(ctx, ctx.input(1)), zp = optionalDoubles(ctx, 2);
   size_t axis = checkedAxis(ctx, x, scale.size());
   NDArray y = ctx.output(0, x.shape());
-  std::vector<double> xv = doubles(ctx, x);
+  std::vector<double> xv = toDoubles(ctx, x);
   forEachIndex(x.shape(), [&](int64_t e, const std::vector<int64_t>& idx) {
     auto p = static_cast<size_t>(paramIndex(idx, axis, scale.size()));
     double z = zp[zp.size() == 1 ? 0 : p];
@@ -238,12 +229,12 @@ void runMatMulInteger(RuntimeOpContext& ctx) {
 
 // y = saturate(round((a - a_zp)(b - b_zp) * a_scale * b_scale / y_scale) + y_zp).
 void runQLinearMatMul(RuntimeOpContext& ctx) {
-  std::vector<double> as = doubles(ctx, ctx.input(1)), bs = doubles(ctx, ctx.input(4)),
-                      ys = doubles(ctx, ctx.input(6)), yzp = doubles(ctx, ctx.input(7));
+  std::vector<double> as = toDoubles(ctx, ctx.input(1)), bs = toDoubles(ctx, ctx.input(4)),
+                      ys = toDoubles(ctx, ctx.input(6)), yzp = toDoubles(ctx, ctx.input(7));
   std::vector<std::pair<int64_t, double>> values;
   Shape out =
-      matmulInteger(ctx, ctx.input(0), ctx.input(3), doubles(ctx, ctx.input(2)),
-                    doubles(ctx, ctx.input(5)), [&](int64_t e, double s, int64_t i, int64_t j) {
+      matmulInteger(ctx, ctx.input(0), ctx.input(3), toDoubles(ctx, ctx.input(2)),
+                    toDoubles(ctx, ctx.input(5)), [&](int64_t e, double s, int64_t i, int64_t j) {
                       double sa = as[as.size() == 1 ? 0 : static_cast<size_t>(i)];
                       double sb = bs[bs.size() == 1 ? 0 : static_cast<size_t>(j)];
                       values.emplace_back(e, s * sa * sb / ys[0] + yzp[0]);
@@ -261,12 +252,12 @@ void runConvInteger(RuntimeOpContext& ctx) {
 
 // QLinearConv (x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp[, B int32]).
 void runQLinearConv(RuntimeOpContext& ctx) {
-  std::vector<double> xs = doubles(ctx, ctx.input(1)), ws = doubles(ctx, ctx.input(4)),
-                      ys = doubles(ctx, ctx.input(6)), yzp = doubles(ctx, ctx.input(7));
-  ConvResult r = convInteger(ctx, ctx.input(0), ctx.input(3), doubles(ctx, ctx.input(2)),
-                             doubles(ctx, ctx.input(5)));
+  std::vector<double> xs = toDoubles(ctx, ctx.input(1)), ws = toDoubles(ctx, ctx.input(4)),
+                      ys = toDoubles(ctx, ctx.input(6)), yzp = toDoubles(ctx, ctx.input(7));
+  ConvResult r = convInteger(ctx, ctx.input(0), ctx.input(3), toDoubles(ctx, ctx.input(2)),
+                             toDoubles(ctx, ctx.input(5)));
   std::vector<double> bias =
-      ctx.numInputs() > 8 && ctx.hasInput(8) ? doubles(ctx, ctx.input(8)) : std::vector<double>{};
+      ctx.numInputs() > 8 && ctx.hasInput(8) ? toDoubles(ctx, ctx.input(8)) : std::vector<double>{};
   NDArray y = ctx.output(0, r.shape);
   int64_t oc = r.shape[1], inner = shapeNumel(r.shape) / (r.shape[0] * oc);
   for (size_t e = 0; e < r.sums.size(); ++e) {

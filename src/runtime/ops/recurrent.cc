@@ -49,13 +49,7 @@ bool takesBeta(const std::string& n) {
 
 std::vector<double> values(const RuntimeOpContext& ctx, size_t i) {
   if (ctx.numInputs() <= i || !ctx.hasInput(i)) return {};
-  const NDArray& a = ctx.input(i);
-  std::vector<double> out(static_cast<size_t>(a.numel()));
-  visitNumeric(ctx, a.dtype(), [&](auto t) {
-    const auto* p = static_cast<const decltype(t)*>(a.data());
-    for (size_t k = 0; k < out.size(); ++k) out[k] = static_cast<double>(p[k]);
-  });
-  return out;
+  return toDoubles(ctx, ctx.input(i));
 }
 
 enum class Kind { kRnn, kGru, kLstm };

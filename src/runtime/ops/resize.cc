@@ -120,16 +120,6 @@ Settings settingsOf(const RuntimeOpContext& ctx) {
   return s;
 }
 
-std::vector<double> inputDoubles(const RuntimeOpContext& ctx, size_t i) {
-  const NDArray& a = ctx.input(i);
-  std::vector<double> out(static_cast<size_t>(a.numel()));
-  visitNumeric(ctx, a.dtype(), [&](auto t) {
-    const auto* p = static_cast<const decltype(t)*>(a.data());
-    for (size_t k = 0; k < out.size(); ++k) out[k] = static_cast<double>(p[k]);
-  });
-  return out;
-}
-
 }  // namespace
 
 void runResize(RuntimeOpContext& ctx) {
@@ -145,13 +135,13 @@ void runResize(RuntimeOpContext& ctx) {
   if (hasAttr(ctx, "scales")) {
     for (int64_t v : attrInts(ctx, "scales")) scales.push_back(static_cast<double>(v));
   }
-  if (ctx.hasInput(scalesInput)) scales = inputDoubles(ctx, scalesInput);
+  if (ctx.hasInput(scalesInput)) scales = toDoubles(ctx, ctx.input(scalesInput));
   std::vector<int64_t> sizes;
   if (!upsample && ctx.numInputs() > 3 && ctx.hasInput(3)) sizes = inputInts(ctx, 3, "sizes");
   std::vector<double> roi(2 * rank, 0.0);
   for (size_t d = 0; d < rank; ++d) roi[d + rank] = 1.0;
   if (!upsample && scalesInput == 2 && ctx.hasInput(1) && ctx.input(1).numel() != 0) {
-    roi = inputDoubles(ctx, 1);
+    roi = toDoubles(ctx, ctx.input(1));
     if (roi.size() != 2 * rank) {
       fail(ctx, "roi has ", roi.size(), " values; expected ", 2 * rank, " (starts, then ends)");
     }

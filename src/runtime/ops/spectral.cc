@@ -10,23 +10,6 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-std::vector<double> doubles(const RuntimeOpContext& ctx, const NDArray& a) {
-  std::vector<double> out(static_cast<size_t>(a.numel()));
-  visitNumeric(ctx, a.dtype(), [&](auto t) {
-    const auto* p = static_cast<const decltype(t)*>(a.data());
-    for (size_t k = 0; k < out.size(); ++k) out[k] = static_cast<double>(p[k]);
-  });
-  return out;
-}
-
-void store(const RuntimeOpContext& ctx, NDArray& y, const std::vector<double>& v) {
-  visitNumeric(ctx, y.dtype(), [&](auto t) {
-    using T = decltype(t);
-    T* p = static_cast<T*>(y.data());
-    for (size_t k = 0; k < v.size(); ++k) p[k] = static_cast<T>(v[k]);
-  });
-}
-
 // BINS values of the transform of the N complex samples IN (re, im pairs, stride STRIDE pairs).
 void transform(const double* in, int64_t stride, int64_t available, int64_t n, int64_t bins,
                bool inverse, double* out, int64_t outStride) {
@@ -50,7 +33,7 @@ void transform(const double* in, int64_t stride, int64_t available, int64_t n, i
 
 // IN as complex pairs: a last dim of 1 (real) gets zero imaginary parts.
 std::vector<double> complexOf(const RuntimeOpContext& ctx, const NDArray& a) {
-  std::vector<double> v = doubles(ctx, a);
+  std::vector<double> v = toDoubles(ctx, a);
   if (a.shape().back() == 2) return v;
   std::vector<double> c(v.size() * 2, 0.0);
   for (size_t k = 0; k < v.size(); ++k) c[2 * k] = v[k];
@@ -85,7 +68,7 @@ void runDft(RuntimeOpContext& ctx) {
     }
   }
   NDArray ya = ctx.output(0, out);
-  store(ctx, ya, y);
+  storeDoubles(ctx, ya, y);
 }
 
 void runStft(RuntimeOpContext& ctx) {
@@ -96,7 +79,7 @@ void runStft(RuntimeOpContext& ctx) {
   }
   int64_t step = inputScalarInt(ctx, 1, "frame_step");
   std::vector<double> window =
-      ctx.numInputs() > 2 && ctx.hasInput(2) ? doubles(ctx, ctx.input(2)) : std::vector<double>{};
+      ctx.numInputs() > 2 && ctx.hasInput(2) ? toDoubles(ctx, ctx.input(2)) : std::vector<double>{};
   int64_t length = ctx.numInputs() > 3 && ctx.hasInput(3) ? inputScalarInt(ctx, 3, "frame_length")
                                                           : static_cast<int64_t>(window.size());
   if (step < 1 || length < 1 || length > in[1]) {
@@ -124,7 +107,7 @@ void runStft(RuntimeOpContext& ctx) {
     }
   }
   NDArray ya = ctx.output(0, {in[0], frames, bins, 2});
-  store(ctx, ya, y);
+  storeDoubles(ctx, ya, y);
 }
 
 void runMelWeightMatrix(RuntimeOpContext& ctx) {
@@ -166,7 +149,7 @@ void runMelWeightMatrix(RuntimeOpContext& ctx) {
     }
   }
   NDArray y = ctx.output(0, {spectrum, mels});
-  store(ctx, y, w);
+  storeDoubles(ctx, y, w);
 }
 
 }  // namespace kiln::runtime::ops

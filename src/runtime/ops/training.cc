@@ -24,22 +24,9 @@ size_t tensorCount(const RuntimeOpContext& ctx, size_t states) {
   return n;
 }
 
-std::vector<double> values(const RuntimeOpContext& ctx, const NDArray& a) {
-  std::vector<double> out(static_cast<size_t>(a.numel()));
-  visitNumeric(ctx, a.dtype(), [&](auto t) {
-    const auto* p = static_cast<const decltype(t)*>(a.data());
-    for (size_t k = 0; k < out.size(); ++k) out[k] = static_cast<double>(p[k]);
-  });
-  return out;
-}
-
 void store(RuntimeOpContext& ctx, size_t output, const Shape& shape, const std::vector<double>& v) {
   NDArray y = ctx.output(output, shape);
-  visitNumeric(ctx, y.dtype(), [&](auto t) {
-    using T = decltype(t);
-    T* p = static_cast<T*>(y.data());
-    for (size_t k = 0; k < v.size(); ++k) p[k] = static_cast<T>(v[k]);
-  });
+  storeDoubles(ctx, y, v);
 }
 
 // Tensor I's inputs (X, G and the accumulators), checked to share one shape.
@@ -53,7 +40,7 @@ std::vector<std::vector<double>> operands(const RuntimeOpContext& ctx, size_t n,
       fail(ctx, "input ", 2 + k * n + i, " is ", shapeStr(a.shape()), "; expected ",
            shapeStr(shape), " like the tensor it updates");
     }
-    out.push_back(values(ctx, a));
+    out.push_back(toDoubles(ctx, a));
   }
   return out;
 }

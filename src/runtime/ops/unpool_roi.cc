@@ -74,11 +74,7 @@ void runRoiAlign(RuntimeOpContext& ctx) {
   bool halfPixel = attrString(ctx, "coordinate_transformation_mode", "half_pixel") == "half_pixel";
   int64_t r = rois.shape()[0], c = in[1], h = in[2], w = in[3];
   NDArray y = ctx.output(0, {r, c, oh, ow});
-  std::vector<double> box(static_cast<size_t>(rois.numel()));
-  visitNumeric(ctx, rois.dtype(), [&](auto t) {
-    const auto* p = static_cast<const decltype(t)*>(rois.data());
-    for (size_t k = 0; k < box.size(); ++k) box[k] = static_cast<double>(p[k]);
-  });
+  std::vector<double> box = toDoubles(ctx, rois);
   visitNumeric(ctx, x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* src = static_cast<const T*>(x.data());
