@@ -7,6 +7,7 @@
 #include <set>
 
 #include "kiln/codegen/llvm/build_library.h"
+#include "kiln/driver/compile_bodies.h"
 #include "kiln/driver/context.h"
 #include "kiln/driver/executor_codegen.h"
 #include "kiln/driver/kernel_pool.h"
@@ -162,10 +163,20 @@ ModelPart compileModel(const NamedGraph& named, const CompileOptions& options,
     };
   }
   ir::runPasses(graph, context.pipeline().passes(options.optLevel, passTarget), dumpDir);
+  // Bodies are compiled without the backends: kiln offloads only from the main graph.
+  BodyCompileContext bodyContext{
+      named.name, context.pipeline().passes(options.optLevel, {config.target.lanes, {}, {}}),
+      config, pool};
+  std::map<const ir::Node*, CompiledBodies> bodies = compileBodies(graph, bodyContext);
   materializeOutputs(graph);
   std::vector<ir::FusedGroup> groups = ir::collectGroups(graph);
   std::vector<kernel::LoweredKernel> kernels = lowerAll(groups, named.name, config);
-  for (kernel::LoweredKernel& k : kernels) {
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    kernel::LoweredKernel& k = kernels[i];
+    if (auto it = bodies.find(groups[i].nodes.front()); k.runtimeOp && it != bodies.end()) {
+      k.runtimeOp->formalInputs = it->second.formalInputs;
+      k.runtimeOp->bodies = it->second.bodies;
+    }
     if (k.object) {
       objects.push_back({k.func.name, k.object->backend, k.object->object, k.object->entry});
     } else if (!k.offload && !k.runtimeOp) {
@@ -176,7 +187,11 @@ ModelPart compileModel(const NamedGraph& named, const CompileOptions& options,
 
   LoweredModel lowered{named.name, graph, groups, kernels, plan, outputNames};
   ExecutorCode code = findExecutorCodegen(options.executor)(lowered);
-  if (!dumpDir.empty()) dumpKernels(dumpDir, kernels, options.executor, code.metadata);
+  if (!dumpDir.empty()) {
+    std::vector<kernel::LoweredKernel> all = kernels;
+    all.insert(all.end(), bodyContext.kernels.begin(), bodyContext.kernels.end());
+    dumpKernels(dumpDir, all, options.executor, code.metadata);
+  }
   for (codegen::EntryFunction& e : code.entries) entries.push_back(std::move(e));
 
   ModelPart part;

@@ -93,6 +93,10 @@ GraphExecutorModel buildGraphMetadata(const ir::Graph& graph,
       Json op;
       op["op"] = k.runtimeOp->op;
       op["attrs"] = k.runtimeOp->attrs;
+      if (!k.runtimeOp->bodies.isNull()) {
+        op["formal_inputs"] = k.runtimeOp->formalInputs;
+        op["bodies"] = k.runtimeOp->bodies;
+      }
       call["runtime_op"] = std::move(op);
     } else if (k.offload) {
       Json offload;

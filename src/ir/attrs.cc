@@ -1,4 +1,6 @@
 // Typed access to node attributes, failing with the attribute's name and actual kind.
+#include <utility>
+
 #include "kiln/ir/graph.h"
 #include "kiln/support/error.h"
 
@@ -14,7 +16,7 @@ namespace {
 
 const char* attrKindName(const AttrValue& v) {
   static const char* const kNames[] = {"int",    "float",   "string", "ints",
-                                       "floats", "strings", "tensor"};
+                                       "floats", "strings", "tensor", "graph"};
   return kNames[v.index()];
 }
 
@@ -76,6 +78,25 @@ const NDArray& Attrs::getTensor(const std::string& name) const {
   if (it == map_.end()) throw Error(strCat("required attribute '", name, "' (tensor) is missing"));
   if (auto* p = std::get_if<NDArray>(&it->second)) return *p;
   wrongKind(name, it->second, "tensor");
+}
+
+const Graph& Attrs::getGraph(const std::string& name) const {
+  auto it = map_.find(name);
+  if (it == map_.end()) throw Error(strCat("required attribute '", name, "' (graph) is missing"));
+  if (auto* p = std::get_if<GraphAttr>(&it->second); p && *p) return **p;
+  wrongKind(name, it->second, "graph");
+}
+
+Graph& Attrs::getGraph(const std::string& name) {
+  return const_cast<Graph&>(std::as_const(*this).getGraph(name));
+}
+
+std::vector<std::string> Attrs::graphNames() const {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : map_) {
+    if (std::holds_alternative<GraphAttr>(value)) names.push_back(name);
+  }
+  return names;
 }
 
 }  // namespace kiln::ir

@@ -43,6 +43,7 @@ std::shared_ptr<const OpRegistry> buildBuiltin() {
   ops::registerEinsumOps(add);
   ops::registerRecurrentOps(add);
   ops::registerSpectralOps(add);
+  ops::registerControlFlowOps(add);
   return reg;
 }
 

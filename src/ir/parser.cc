@@ -39,8 +39,22 @@ class Parser {
   void setOps(std::shared_ptr<const OpRegistry> ops) { graph_->setOps(std::move(ops)); }
 
   std::unique_ptr<Graph> parse() {
+    parseGraphText("at the start of the text");
     skipSpace();
-    expectKeyword("graph", "at the start of the text");
+    if (!atEnd()) failHere("expected the end of the text after the graph");
+    return std::move(graph_);
+  }
+
+ private:
+  const std::string& text_;
+  size_t pos_ = 0;
+  std::unique_ptr<Graph> graph_;
+  std::unordered_map<std::string, Value*> values_;
+
+  // "graph NAME(inputs) [opset N] { statements return outputs }" from pos_ on.
+  void parseGraphText(const char* where) {
+    skipSpace();
+    expectKeyword("graph", where);
     graph_->name = readName("the graph name");
     expect('(', "after the graph name");
     if (!consume(')')) {
@@ -69,16 +83,17 @@ class Parser {
       while (consume(','));
     }
     expect('}', "after the return statement");
-    skipSpace();
-    if (!atEnd()) failHere("expected the end of the text after the graph");
-    return std::move(graph_);
   }
 
- private:
-  const std::string& text_;
-  size_t pos_ = 0;
-  std::unique_ptr<Graph> graph_;
-  std::unordered_map<std::string, Value*> values_;
+  // A subgraph attribute: a graph of its own (its own names) written inside the node.
+  GraphAttr readSubgraph() {
+    Parser sub(text_);
+    sub.pos_ = pos_;
+    sub.setOps(graph_->opsPtr());
+    sub.parseGraphText("at the start of a subgraph");
+    pos_ = sub.pos_;
+    return GraphAttr(std::move(sub.graph_));
+  }
 
   // ---- errors and positions ----
 
@@ -521,12 +536,15 @@ class Parser {
       TensorType t = readType();
       return readTensorData(t);
     }
+    if (peekKeyword("graph")) return readSubgraph();
     if (atNumber()) {
       Number n = readNumber("a number");
       if (n.isFloat) return toFloat<double>(n);
       return toInt(n, "an integer");
     }
-    failHere("expected an attribute value: int, float, \"string\", [list] or tensor T[...] [...]");
+    failHere(
+        "expected an attribute value: int, float, \"string\", [list], tensor T[...] [...] or "
+        "graph NAME(...) {...}");
   }
 
   Attrs readAttrs() {

@@ -68,9 +68,16 @@ std::string attrValue(const AttrValue& v) {
       }
       return s + "]";
     }
-    default: {
+    case 6: {
       const NDArray& a = std::get<NDArray>(v);
       return "tensor " + tensorType(a) + " " + tensorData(a);
+    }
+    default: {  // a subgraph, indented one level deeper than its node
+      std::string text = printGraph(*std::get<GraphAttr>(v));
+      text.pop_back();  // the final newline
+      std::string s;
+      for (char c : text) s += c == '\n' ? std::string("\n  ") : std::string(1, c);
+      return s;
     }
   }
 }

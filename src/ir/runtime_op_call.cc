@@ -2,7 +2,12 @@
 // outputs allocated as they come.
 #include "kiln/ir/runtime_op_call.h"
 
+#include <map>
+#include <memory>
+
+#include "kiln/ir/control_flow.h"
 #include "kiln/ir/op_registry.h"
+#include "kiln/ir/reference_eval.h"
 #include "kiln/runtime/runtime_op.h"
 #include "kiln/support/base64.h"
 #include "kiln/support/error.h"
@@ -27,6 +32,32 @@ Json tensorJson(const NDArray& t) {
   return j;
 }
 
+// A control-flow body evaluated by the reference evaluator, for the runtime's If, Loop and Scan
+// run on the compiler's side (constant folding, `kiln compare`).
+class ReferenceBody final : public runtime::Subgraph {
+ public:
+  ReferenceBody(const Graph& body, std::vector<NDArray> captured)
+      : body_(body), formal_(body.inputs().size() - captured.size()), inputs_(formal_) {
+    inputs_.insert(inputs_.end(), captured.begin(), captured.end());
+  }
+  size_t numInputs() const override { return formal_; }
+  size_t numOutputs() const override { return body_.outputs().size(); }
+  void setInput(size_t i, const NDArray& value) override {
+    KILN_CHECK(i < formal_, "body input ", i, " of ", formal_);
+    inputs_[i] = value.clone();
+  }
+  void run() override { outputs_ = reference::evaluateGraph(body_, inputs_); }
+  const NDArray& output(size_t i) const override { return outputs_.at(i); }
+  const runtime::Shape& outputShape(size_t i) const override {
+    return body_.outputs().at(i)->type.shape;
+  }
+
+ private:
+  const Graph& body_;
+  size_t formal_;
+  std::vector<NDArray> inputs_, outputs_;
+};
+
 // One evaluation: NODE's inputs given, outputs allocated when the op asks for them.
 class Call final : public runtime::RuntimeOpContext {
  public:
@@ -40,8 +71,8 @@ class Call final : public runtime::RuntimeOpContext {
   const std::string& op() const override { return node_.op; }
   const std::string& label() const override { return label_; }
   const Json& attrs() const override { return attrs_; }
-  size_t numInputs() const override { return inputs_.size(); }
-  bool hasInput(size_t i) const override { return i < inputs_.size() && inputs_[i].defined(); }
+  size_t numInputs() const override { return formalInputCount(node_); }
+  bool hasInput(size_t i) const override { return i < numInputs() && inputs_[i].defined(); }
   const NDArray& input(size_t i) const override {
     if (!hasInput(i)) throw Error(strCat(label_, ": input ", i, " is required"));
     return inputs_[i];
@@ -56,6 +87,17 @@ class Call final : public runtime::RuntimeOpContext {
     return a;
   }
   std::vector<NDArray> take() { return std::move(outputs_); }
+  runtime::Subgraph& body(const std::string& attr) override {
+    std::unique_ptr<ReferenceBody>& b = bodies_[attr];
+    if (!b) {
+      size_t first = formalInputCount(node_);
+      auto captured = static_cast<size_t>(node_.attrs.getInt("kiln.captured", 0));
+      std::vector<NDArray> values(inputs_.begin() + static_cast<std::ptrdiff_t>(first),
+                                  inputs_.begin() + static_cast<std::ptrdiff_t>(first + captured));
+      b = std::make_unique<ReferenceBody>(node_.attrs.getGraph(attr), std::move(values));
+    }
+    return *b;
+  }
 
  private:
   const Node& node_;
@@ -63,6 +105,7 @@ class Call final : public runtime::RuntimeOpContext {
   std::string label_;
   Json attrs_;
   std::vector<NDArray> outputs_;
+  std::map<std::string, std::unique_ptr<ReferenceBody>> bodies_;
 };
 
 }  // namespace
@@ -70,11 +113,15 @@ class Call final : public runtime::RuntimeOpContext {
 Json runtimeOpAttrs(const Attrs& attrs) {
   Json out = Json(Json::Object{});
   for (const auto& [name, value] : attrs.all()) {
-    if (name.rfind("kiln.", 0) == 0) continue;
+    // kiln's marks stay in the compiler, but for Scan's batch axis (opset 8), which the runtime
+    // reads.
+    if (name.rfind("kiln.", 0) == 0 && name != "kiln.batched") continue;
     std::visit(
         [&, &name = name](const auto& v) {
           using T = std::decay_t<decltype(v)>;
-          if constexpr (std::is_same_v<T, NDArray>) {
+          if constexpr (std::is_same_v<T, GraphAttr>) {
+            // subgraphs travel compiled, as the kernel's bodies (kiln/driver/compile_bodies.h)
+          } else if constexpr (std::is_same_v<T, NDArray>) {
             out[name] = tensorJson(v);
           } else if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, double> ||
                                std::is_same_v<T, std::string>) {

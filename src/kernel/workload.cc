@@ -26,7 +26,7 @@ std::string attrText(const ir::AttrValue& v) {
     for (size_t k = 0; k < ds->size(); ++k) os << (k ? "," : "") << (*ds)[k];
     os << "]";
   } else {
-    os << ir::attrKindName(v);  // strings and tensors: their kind is enough to tell workloads
+    os << ir::attrKindName(v);  // strings, tensors, graphs: their kind tells workloads apart
   }
   return os.str();
 }

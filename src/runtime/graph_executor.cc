@@ -194,17 +194,29 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
 
   Value setInput(const Args& a) {
     checkArgCount("set_input", a, 2);
-    size_t pos = inputPosition("set_input", a[0]);
-    const GraphTensor& t = plan_->tensors[plan_->inputs[pos]];
-    const NDArray& value = a[1].asNDArray();
-    if (value.shape() != t.shape || value.dtype() != t.dtype) {
+    setInputArray(inputPosition("set_input", a[0]), a[1].asNDArray());
+    return Value();
+  }
+
+  // Copies VALUE into input POS: one of its planned shape, or for an input sized at run time
+  // (a body's loop-carried value) one whose known dims agree, into a buffer grown as needed.
+  void setInputArray(size_t pos, const NDArray& value) {
+    int64_t id = plan_->inputs[pos];
+    const GraphTensor& t = plan_->tensors[id];
+    bool fits = value.dtype() == t.dtype && value.shape().size() == t.shape.size();
+    for (size_t d = 0; fits && d < t.shape.size(); ++d) {
+      fits = t.shape[d] == kDynamicDim || t.shape[d] == value.shape()[d];
+    }
+    if (!fits) {
       throw Error(strCat("set_input('", t.name, "'): expected ", describe(t.shape, t.dtype),
                          ", got ", describe(value.shape(), value.dtype())));
     }
-    int64_t id = plan_->inputs[pos];
-    if (bound_[static_cast<size_t>(plan_->tensors[id].storage)]) bindStorage(id, NDArray());
+    if (t.dynamic()) {
+      tensors_[id] = grown(runTimeBuffers_[id], value.shape(), t.dtype);
+    } else if (bound_[static_cast<size_t>(t.storage)]) {
+      bindStorage(id, NDArray());
+    }
     tensors_[id].copyFrom(value);
-    return Value();
   }
 
   Value getInput(const Args& a) {
@@ -235,11 +247,14 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
           k_(k),
           kernel_(ex.plan_->kernels[k]),
           inputs_(kernel_.args.size() - kernel_.numOutputs) {}
+    Subgraph& body(const std::string& attr) override { return ex_.body(k_, attr); }
     const std::string& op() const override { return kernel_.op; }
     const std::string& label() const override { return kernel_.label; }
     const Json& attrs() const override { return kernel_.attrs; }
-    size_t numInputs() const override { return inputs_; }
-    bool hasInput(size_t i) const override { return i < inputs_ && kernel_.args[i] >= 0; }
+    size_t numInputs() const override { return kernel_.formalInputs; }
+    bool hasInput(size_t i) const override {
+      return i < kernel_.formalInputs && kernel_.args[i] >= 0;
+    }
     const NDArray& input(size_t i) const override {
       if (!hasInput(i)) throw Error(strCat(kernel_.label, ": input ", i, " is required"));
       return ex_.tensors_[kernel_.args[i]];
@@ -261,6 +276,68 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
     const GraphKernel& kernel_;
     size_t inputs_;
   };
+
+  // A control-flow kernel's body: an executor of the body's plan, over the kernel's weights.
+  class Body final : public Subgraph {
+   public:
+    Body(std::shared_ptr<GraphExecutorNode> ex, size_t formal)
+        : ex_(std::move(ex)), formal_(formal) {}
+    size_t numInputs() const override { return formal_; }
+    size_t numOutputs() const override { return ex_->plan_->outputs.size(); }
+    void setInput(size_t i, const NDArray& value) override {
+      KILN_CHECK(i < formal_, "body input ", i, " of ", formal_);
+      try {
+        ex_->setInputArray(i, value);
+      } catch (const Error& e) {
+        throw Error(strCat("model '", ex_->plan_->model, "': ", e.what()));
+      }
+    }
+    void run() override { ex_->run(); }
+    const NDArray& output(size_t i) const override {
+      return ex_->tensors_[ex_->plan_->outputs.at(i)];
+    }
+    const Shape& outputShape(size_t i) const override {
+      return ex_->plan_->tensors[ex_->plan_->outputs.at(i)].shape;
+    }
+    GraphExecutorNode& executor() { return *ex_; }
+
+   private:
+    std::shared_ptr<GraphExecutorNode> ex_;
+    size_t formal_;
+  };
+
+  // Body ATTR of kernel K, created on first use, with the kernel's captured values bound anew.
+  Subgraph& body(size_t k, const std::string& attr) {
+    const GraphKernel& kernel = plan_->kernels[k];
+    for (size_t b = 0; b < kernel.bodies.size(); ++b) {
+      const GraphBody& gb = kernel.bodies[b];
+      if (gb.attr != attr) continue;
+      std::unique_ptr<Body>& made = bodies_[{k, b}];
+      if (!made) made = makeBody(kernel, gb);
+      size_t formal = gb.plan->inputs.size() - gb.capturedInputs.size();
+      for (size_t c = 0; c < gb.capturedInputs.size(); ++c) {
+        made->executor().setInputArray(formal + c,
+                                       tensors_[kernel.args[gb.capturedInputs[c]]]);
+      }
+      return *made;
+    }
+    throw Error(strCat(kernel.label, ": has no compiled body '", attr, "'"));
+  }
+
+  std::unique_ptr<Body> makeBody(const GraphKernel& kernel, const GraphBody& gb) const {
+    GraphParams params;
+    for (size_t p = 0; p < gb.paramInputs.size(); ++p) {
+      const NDArray& array = tensors_[kernel.args[gb.paramInputs[p]]];
+      const GraphTensor& t = gb.plan->tensors[gb.plan->params[p]];
+      if (!array.defined() || array.shape() != t.shape || array.dtype() != t.dtype) {
+        throw Error(strCat(kernel.label, ": weight '", t.name, "' of body '", gb.attr,
+                           "' is not loaded as ", describe(t.shape, t.dtype)));
+      }
+      params.push_back(array);
+    }
+    auto ex = std::make_shared<GraphExecutorNode>(gb.plan, params, Device::cpu());
+    return std::make_unique<Body>(std::move(ex), gb.plan->inputs.size() - gb.capturedInputs.size());
+  }
 
   // Output J (tensor ID, -1 when the model omits it) of runtime op K, shaped SHAPE.
   NDArray runTimeOutput(size_t k, int64_t id, size_t j, const Shape& shape) {
@@ -300,7 +377,9 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
       try {
         kernel.runtimeOp(call);
       } catch (const Error& e) {
-        throw Error(strCat("run(): model '", plan_->model, "': ", e.what()));
+        std::string what = e.what();
+        if (what.rfind("run(): ", 0) == 0) throw;  // from a body's executor, which names it
+        throw Error(strCat("run(): model '", plan_->model, "': ", what));
       }
       return;
     }
@@ -371,6 +450,7 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
     for (const auto& [name, array] : list)
       positions.push_back(checkParam("load_params", name, array));
     for (size_t i = 0; i < list.size(); ++i) tensors_[plan_->params[positions[i]]] = list[i].second;
+    bodies_.clear();
     refreshArgs();
   }
 
@@ -404,6 +484,7 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
       updates.emplace_back(checkParam("share_params", name, array), array);
     }
     for (auto& [p, array] : updates) tensors_[plan_->params[p]] = array;
+    bodies_.clear();
     refreshArgs();
     return Value();
   }
@@ -416,6 +497,8 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
   std::vector<size_t> argStart_;  // per kernel: where its arguments start in args_
   std::map<int64_t, NDArray> runTimeBuffers_;  // per run-time sized tensor: its memory so far
   std::map<std::pair<size_t, size_t>, NDArray> scratch_;  // (kernel, output): omitted outputs
+  // (kernel, body): control-flow bodies, made on first use; dropped when the weights change.
+  std::map<std::pair<size_t, size_t>, std::unique_ptr<Body>> bodies_;
   size_t missingParams_ = 0;
 };
 

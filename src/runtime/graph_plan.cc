@@ -32,7 +32,8 @@ int64_t indexByName(const GraphPlan& plan, const std::vector<int64_t>& ids,
 // Parses one metadata section, tracking the field being read so errors can name it.
 class PlanReader {
  public:
-  PlanReader(const Json& meta, GraphPlan& plan) : meta_(meta), plan_(plan) {}
+  PlanReader(const Json& meta, GraphPlan& plan, OffloadRuntimes* offloads)
+      : meta_(meta), plan_(plan), offloads_(offloads) {}
 
   void read() {
     readStorages();
@@ -181,7 +182,7 @@ class PlanReader {
     for (size_t i = 0; i < plan_.inputs.size(); ++i) {
       where_ = strCat("inputs[", i, "]");
       const GraphTensor& t = plan_.tensors[plan_.inputs[i]];
-      if (t.storage < 0) throw Error(strCat("input '", t.name, "' has no storage"));
+      if (t.storage < 0 && !t.dynamic()) throw Error(strCat("input '", t.name, "' has no storage"));
     }
     for (size_t i = 0; i < plan_.tensors.size(); ++i) {
       where_ = strCat("tensors[", i, "].storage");
@@ -215,6 +216,7 @@ class PlanReader {
         k.fn = reinterpret_cast<KilnKernelFn>(plan_.library->getSymbol(k.symbol));
       }
       readProfileFields(kernels[i], i, k);
+      if (runtimeOp) readBodies(kernels[i].at("runtime_op"), i, k);
       where_ = strCat("kernels[", i, "].args");
       if (!runtimeOp) checkStaticArgs(k);
       plan_.totalArgs += k.args.size();
@@ -238,6 +240,49 @@ class PlanReader {
     k.symbol = "runtime:" + op;
     k.op = op;
     k.label = strCat(op, " '", k.name, "'");
+  }
+
+  // A control-flow kernel's bodies, each a plan of its own over the same library.
+  void readBodies(const Json& j, size_t i, GraphKernel& k) {
+    size_t inputs = k.args.size() - k.numOutputs;
+    k.formalInputs = inputs;
+    if (!j.contains("bodies")) return;
+    where_ = strCat("kernels[", i, "].runtime_op.formal_inputs");
+    k.formalInputs = nonNegative(j.at("formal_inputs"), "an input count");
+    if (k.formalInputs > inputs) {
+      throw Error(strCat(k.formalInputs, " formal inputs, but only ", inputs, " inputs"));
+    }
+    for (const auto& [attr, meta] : j.at("bodies").asObject()) {
+      std::string at = strCat("kernels[", i, "].runtime_op.bodies.", attr);
+      GraphBody body;
+      body.attr = attr;
+      where_ = at;
+      body.plan = parseGraphPlan(meta, plan_.library, strCat(plan_.model, "/", k.name, "/", attr),
+                                 offloads_);
+      where_ = at + ".captured_inputs";
+      body.capturedInputs = inputPositions(meta.at("captured_inputs"), inputs);
+      where_ = at + ".param_inputs";
+      body.paramInputs = inputPositions(meta.at("param_inputs"), inputs);
+      if (body.paramInputs.size() != body.plan->params.size()) {
+        throw Error(strCat(body.paramInputs.size(), " entries for the body's ",
+                           body.plan->params.size(), " parameters"));
+      }
+      if (body.capturedInputs.size() > body.plan->inputs.size()) {
+        throw Error(strCat(body.capturedInputs.size(), " captured values for the body's ",
+                           body.plan->inputs.size(), " inputs"));
+      }
+      k.bodies.push_back(std::move(body));
+    }
+  }
+
+  std::vector<size_t> inputPositions(const Json& j, size_t inputs) {
+    std::vector<size_t> out;
+    for (const Json& e : j.asArray()) {
+      size_t p = nonNegative(e, "an input position");
+      if (p >= inputs) throw Error(strCat("input position ", p, " is out of range [0, ", inputs, ")"));
+      out.push_back(p);
+    }
+    return out;
   }
 
   // Compiled code has static shapes: a tensor sized at run time may reach only runtime ops.
@@ -280,6 +325,7 @@ class PlanReader {
 
   const Json& meta_;
   GraphPlan& plan_;
+  OffloadRuntimes* offloads_;
   struct OffloadSpec {
     size_t kernel;
     std::string backend, payload;
@@ -309,7 +355,7 @@ std::shared_ptr<const GraphPlan> parseGraphPlan(const Json& metadata,
   plan->model = model;
   plan->library = std::move(library);
   KILN_CHECK(plan->library, "a graph plan needs its library");
-  PlanReader reader(metadata, *plan);
+  PlanReader reader(metadata, *plan, offloads);
   try {
     reader.read();
   } catch (const Error& e) {

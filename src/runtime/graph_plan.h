@@ -25,6 +25,17 @@ struct GraphTensor {
   bool dynamic() const { return storage == kRunTimeStorage; }
 };
 
+struct GraphPlan;
+
+// A compiled body of a control-flow kernel: its own plan (kernels in the same library), and which
+// of the kernel's inputs it reads as captured values (its inputs after the formal ones) and as
+// its weights (its params, in order).
+struct GraphBody {
+  std::string attr;  // "then_branch", "body", ...
+  std::shared_ptr<const GraphPlan> plan;
+  std::vector<size_t> capturedInputs, paramInputs;  // positions among the kernel's args
+};
+
 struct GraphKernel {
   std::string name;
   std::string symbol;
@@ -40,6 +51,10 @@ struct GraphKernel {
   std::string op;     // the runtime op's ONNX op type
   Json attrs;         // its attributes
   std::string label;  // "Reshape 'r1'", for the runtime op's errors
+  // Control flow: the node's formal inputs (the args before the captured values and weights),
+  // and its bodies.
+  size_t formalInputs = 0;
+  std::vector<GraphBody> bodies;
 };
 
 struct GraphPlan {

@@ -3,6 +3,7 @@
 
 #include <map>
 
+#include "kiln/support/error.h"
 #include "ops/runtime_ops.h"
 
 namespace kiln::runtime {
@@ -67,6 +68,9 @@ const std::map<std::string, RuntimeOpFn>& table() {
       {"RNN", ops::runRnn},
       {"GRU", ops::runGru},
       {"LSTM", ops::runLstm},
+      {"If", ops::runIf},
+      {"Loop", ops::runLoop},
+      {"Scan", ops::runScan},
   };
   // Elementwise ops share one implementation per arity, which reads ctx.op().
   static const auto* kAll = [] {
@@ -83,6 +87,11 @@ const std::map<std::string, RuntimeOpFn>& table() {
 }
 
 }  // namespace
+
+Subgraph& RuntimeOpContext::body(const std::string& attr) {
+  throw Error(strCat(label(), ": has no compiled body '", attr,
+                     "' (control flow runs only in a graph executor)"));
+}
 
 RuntimeOpFn findRuntimeOp(const std::string& name) {
   auto it = table().find(name);

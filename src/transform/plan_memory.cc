@@ -38,7 +38,9 @@ class Planner {
 
   MemoryPlan run() {
     findAliases();
-    for (const ir::Value* in : graph_.inputs()) ownStorage(in);
+    for (const ir::Value* in : graph_.inputs()) {
+      if (in->type.isStatic()) ownStorage(in);  // a body's input sized at run time: allocated then
+    }
     std::vector<Interval> intervals = lifetimes();
     for (const Interval& iv : intervals) {
       if (plan_.slots.count(iv.value)) continue;  // a graph input listed as output

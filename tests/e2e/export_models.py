@@ -1,7 +1,8 @@
 """Exports the networks kiln is tested on to ONNX (opset 13, batch 1, random weights from a fixed
 seed), so tests never download weights: torchvision classifiers (3x224x224 images) and a
 BERT-style encoder (torch.nn.TransformerEncoder: 4 layers, d=256, 4 heads, GELU, sequence 128,
-int64 token ids through an embedding).
+int64 token ids through an embedding); and a recurrent network written as a TorchScript loop
+(exported as an ONNX Loop over the time steps, with a data-dependent If in its body).
 
 Batch-norm statistics are calibrated on a few random batches first: with freshly initialised
 statistics (mean 0, variance 1) some networks' activations shrink layer by layer (MobileNetV2's
@@ -33,6 +34,28 @@ class BertEncoder(torch.nn.Module):
         return self.encoder(self.norm(self.tokens(ids) + self.positions))
 
 
+class ScriptedRecurrent(torch.nn.Module):
+    """h_t = tanh(W x_t + U h_{t-1}), halved when its sum is positive, else shifted; a linear head
+    on the last state. Scripted, so the time loop and the branch stay control flow in ONNX."""
+
+    def __init__(self, d_in: int = 32, d: int = 64, d_out: int = 10):
+        super().__init__()
+        self.d = d
+        self.inp = torch.nn.Linear(d_in, d)
+        self.rec = torch.nn.Linear(d, d)
+        self.out = torch.nn.Linear(d, d_out)
+
+    def forward(self, x):
+        h = torch.zeros(x.size(1), self.d)
+        for t in range(x.size(0)):
+            h = torch.tanh(self.inp(x[t]) + self.rec(h))
+            if bool(h.sum() > 0):
+                h = h * 0.5
+            else:
+                h = h + 0.25
+        return self.out(h)
+
+
 MODELS = {
     "resnet18": torchvision.models.resnet18,
     "resnet50": torchvision.models.resnet50,
@@ -44,6 +67,9 @@ MODELS = {
 # The input each model takes: name, shape, dtype.
 INPUTS = {name: ("input", (1, 3, 224, 224), "float32") for name in MODELS}
 INPUTS["bert_encoder"] = ("input_ids", (1, SEQ), "int64")
+# Networks that only the correctness tests use (not the speed comparison in bench/models.py).
+TEST_ONLY = {"scripted_recurrent": ScriptedRecurrent}
+INPUTS["scripted_recurrent"] = ("input", (12, 4, 32), "float32")
 
 
 def model_input(model: str, rng) -> tuple:
@@ -64,9 +90,22 @@ def export_bert(path: str) -> None:
     os.replace(tmp, path)
 
 
+def export_scripted(name: str, path: str) -> None:
+    torch.manual_seed(0)
+    model = torch.jit.script(TEST_ONLY[name]().eval())
+    _, shape, _ = INPUTS[name]
+    tmp = path + ".tmp"
+    torch.onnx.export(model, (torch.randn(*shape),), tmp, opset_version=16, input_names=["input"],
+                      output_names=["output"])
+    os.replace(tmp, path)
+
+
 def export(name: str, out_dir: str) -> str:
     path = os.path.join(out_dir, f"{name}.onnx")
     if os.path.exists(path):
+        return path
+    if name in TEST_ONLY:
+        export_scripted(name, path)
         return path
     if name == "bert_encoder":
         export_bert(path)

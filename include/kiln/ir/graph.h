@@ -46,9 +46,14 @@ struct Value {
   bool isConstant() const { return constant.has_value(); }
 };
 
+// A subgraph attribute (If's branches, Loop's and Scan's body): a graph of its own, shared by the
+// copies of its node's attributes. Its inputs are the body's formal inputs, then the values of
+// enclosing graphs it reads (which its node takes as extra inputs).
+using GraphAttr = std::shared_ptr<Graph>;
 using AttrValue = std::variant<int64_t, double, std::string, std::vector<int64_t>,
-                               std::vector<double>, std::vector<std::string>, NDArray>;
-// "int", "float", "string", "ints", "floats", "strings" or "tensor", for messages and the printer.
+                               std::vector<double>, std::vector<std::string>, NDArray, GraphAttr>;
+// "int", "float", "string", "ints", "floats", "strings", "tensor" or "graph", for messages and
+// the printer.
 const char* attrKindName(const AttrValue& v);
 
 // Node attributes, ordered by name so printing is deterministic.
@@ -66,6 +71,10 @@ class Attrs {
   std::vector<double> getFloats(const std::string& name, std::vector<double> dflt) const;
   std::vector<std::string> getStrings(const std::string& name, std::vector<std::string> dflt) const;
   const NDArray& getTensor(const std::string& name) const;  // required
+  const Graph& getGraph(const std::string& name) const;     // required
+  Graph& getGraph(const std::string& name);
+  // The names of the graph attributes, in order; empty for a node without subgraphs.
+  std::vector<std::string> graphNames() const;
   // getFloat/getFloats also accept int/ints values (an integral float written without a '.').
   const std::map<std::string, AttrValue>& all() const { return map_; }
 

@@ -11,7 +11,8 @@
 namespace kiln::ir {
 
 // NODE's attributes as a runtime op reads them: ints, floats, strings and their lists as JSON,
-// a tensor as {dtype, shape, data (base64)}; kiln's own "kiln.*" marks are left out.
+// a tensor as {dtype, shape, data (base64)}; kiln's own "kiln.*" marks are left out, but for
+// kiln.batched (the batch axis of a Scan of opset 8), which the runtime reads.
 Json runtimeOpAttrs(const Attrs& attrs);
 
 // NODE's outputs on INPUTS (an undefined array for an omitted input), computed by the runtime's

@@ -32,6 +32,11 @@ struct KernelObject {
 struct KernelRuntimeOp {
   std::string op;
   Json attrs;
+  // Control flow (If, Loop, Scan), set by the driver when it has compiled the node's bodies: the
+  // node's ONNX inputs (those before its captured values and the bodies' weights), and per body
+  // its graph executor metadata with "captured_inputs" and "param_inputs" (node input indices).
+  int64_t formalInputs = -1;
+  Json bodies;
 };
 
 struct LoweredKernel {

@@ -13,6 +13,25 @@
 
 namespace kiln::runtime {
 
+// A compiled body of a control-flow op (If's branches, Loop's and Scan's body), ready to run: an
+// executor of its own, created on the op's first call and kept across runs. The values of
+// enclosing graphs the body reads and its weights are bound already; the op sets the formal
+// inputs.
+class Subgraph {
+ public:
+  virtual ~Subgraph() = default;
+  virtual size_t numInputs() const = 0;  // the formal inputs
+  virtual size_t numOutputs() const = 0;
+  // Copies VALUE into formal input I; an error names the body, the input and both types when
+  // VALUE's dtype or shape is not what the body was compiled for.
+  virtual void setInput(size_t i, const NDArray& value) = 0;
+  virtual void run() = 0;
+  // Output I of the last run, valid until the next run.
+  virtual const NDArray& output(size_t i) const = 0;
+  // The shape the body was compiled for output I: -1 where a dim is known only at run time.
+  virtual const Shape& outputShape(size_t i) const = 0;
+};
+
 // What an op implementation sees of one call: its inputs, attributes, and output allocation.
 class RuntimeOpContext {
  public:
@@ -32,6 +51,8 @@ class RuntimeOpContext {
   // shape; anything else is an error naming both), or a run-time sized output's buffer, reused
   // across runs and grown when SHAPE needs more bytes than it holds.
   virtual NDArray output(size_t i, const Shape& shape) = 0;
+  // The compiled body ATTR of a control-flow op; an error for an op without one.
+  virtual Subgraph& body(const std::string& attr);
 };
 
 using RuntimeOpFn = void (*)(RuntimeOpContext& ctx);

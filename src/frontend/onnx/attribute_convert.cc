@@ -19,6 +19,7 @@ AttributeProto::AttributeType kindOf(const AttributeProto& a) {
   if (a.ints_size() > 0) return AttributeProto::INTS;
   if (a.floats_size() > 0) return AttributeProto::FLOATS;
   if (a.strings_size() > 0) return AttributeProto::STRINGS;
+  if (a.has_g()) return AttributeProto::GRAPH;
   return AttributeProto::UNDEFINED;
 }
 
@@ -51,9 +52,11 @@ ir::AttrValue convertOne(const AttributeProto& a, const std::string& what) {
 
 }  // namespace
 
-ir::Attrs convertAttributes(const ::onnx::NodeProto& node, const std::string& nodeDesc) {
+ir::Attrs convertAttributes(const ::onnx::NodeProto& node, const std::string& nodeDesc,
+                            bool skipGraphs) {
   ir::Attrs attrs;
   for (const AttributeProto& a : node.attribute()) {
+    if (skipGraphs && kindOf(a) == AttributeProto::GRAPH) continue;
     std::string what = strCat("attribute '", a.name(), "' of ", nodeDesc);
     if (a.name().empty()) throw Error(strCat(nodeDesc, " has an attribute without a name"));
     if (!a.ref_attr_name().empty()) {

@@ -113,4 +113,24 @@ ir::TensorType resolveInputType(const ::onnx::ValueInfoProto& input, const Impor
   return type;
 }
 
+void checkBodyInputType(const ::onnx::ValueInfoProto& input, const ir::TensorType& given) {
+  const std::string& name = input.name();
+  if (!input.has_type()) return;  // untyped: it takes what the node gives
+  if (!input.type().has_tensor_type()) {
+    throw Error(strCat("body input '", name, "' is not a tensor; kiln supports tensors only"));
+  }
+  const auto& declared = input.type().tensor_type();
+  if (declared.elem_type() != 0) {
+    runtime::DataType dtype = dataTypeFromOnnx(declared.elem_type(), strCat("body input '", name, "'"));
+    if (dtype != given.dtype) {
+      throw Error(strCat("body input '", name, "' is declared ", dtype.str(), "; the node gives it ",
+                         given.str()));
+    }
+  }
+  if (declared.has_shape() && declared.shape().dim_size() != given.rank()) {
+    throw Error(strCat("body input '", name, "' is declared with rank ",
+                       declared.shape().dim_size(), "; the node gives it ", given.str()));
+  }
+}
+
 }  // namespace kiln::frontend::onnx

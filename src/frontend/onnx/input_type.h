@@ -13,4 +13,8 @@ namespace kiln::frontend::onnx {
 // axis and the symbolic dim, with the --input-shapes option to use.
 ir::TensorType resolveInputType(const ::onnx::ValueInfoProto& input, const ImportOptions& opts);
 
+// Checks a body input's declaration against GIVEN, the type its node gives it: a tensor of the
+// same element type and, when it declares a shape, the same rank.
+void checkBodyInputType(const ::onnx::ValueInfoProto& input, const ir::TensorType& given);
+
 }  // namespace kiln::frontend::onnx

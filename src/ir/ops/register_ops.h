@@ -37,6 +37,7 @@ void registerTrainingOps(const OpAdder& add);
 void registerEinsumOps(const OpAdder& add);
 void registerRecurrentOps(const OpAdder& add);
 void registerSpectralOps(const OpAdder& add);
+void registerControlFlowOps(const OpAdder& add);
 
 // Adds DEF's shape inputs and run-time type inference when the runtime executes the op.
 void attachRunTimeShapes(OpDef& def);

@@ -123,7 +123,11 @@ void checkInputs(const Graph& graph, const std::vector<NDArray>& inputs) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Value* v = graph.inputs()[i];
     TensorType got{inputs[i].dtype(), inputs[i].shape()};
-    if (!(got == v->type)) {
+    bool fits = got.dtype == v->type.dtype && got.rank() == v->type.rank();
+    for (size_t d = 0; fits && d < got.shape.size(); ++d) {
+      fits = v->type.shape[d] == runtime::kDynamicDim || v->type.shape[d] == got.shape[d];
+    }
+    if (!fits) {
       throw Error(
           strCat("reference: input '", v->name, "' is ", got.str(), "; expected ", v->type.str()));
     }

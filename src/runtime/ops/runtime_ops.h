@@ -39,6 +39,10 @@ void runIdentity(RuntimeOpContext& ctx);
 void runGridSample(RuntimeOpContext& ctx);
 void runGru(RuntimeOpContext& ctx);
 void runLstm(RuntimeOpContext& ctx);
+// Control flow (control_flow.cc): the bodies run through RuntimeOpContext::body.
+void runIf(RuntimeOpContext& ctx);
+void runLoop(RuntimeOpContext& ctx);
+void runScan(RuntimeOpContext& ctx);
 void runMaxPool(RuntimeOpContext& ctx);
 void runMaxUnpool(RuntimeOpContext& ctx);
 void runRoiAlign(RuntimeOpContext& ctx);
