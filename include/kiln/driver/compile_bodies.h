@@ -24,7 +24,7 @@ struct BodyCompileContext {
   const kernel::ScheduleConfig& config;
   KernelPool& pool;
   int next = 0;  // the next body's number, unique in the model
-  std::vector<kernel::LoweredKernel> kernels;  // every body's, for --dump-ir
+  std::vector<kernel::LoweredKernel> kernels = {};  // every body's, for --dump-ir
 };
 
 // What a control-flow node's kernel carries (kernel::KernelRuntimeOp::formalInputs and bodies).
