@@ -34,7 +34,9 @@ LoweredKernel lowerRuntimeOp(const FusedGroup& group, const std::string& symbol)
     bool read = std::find(group.outputs.begin(), group.outputs.end(), v) != group.outputs.end();
     k.args.push_back(read ? v : nullptr);
   }
-  k.runtimeOp = KernelRuntimeOp{node.op, ir::runtimeOpAttrs(node.attrs)};
+  k.runtimeOp.emplace();
+  k.runtimeOp->op = node.op;
+  k.runtimeOp->attrs = ir::runtimeOpAttrs(node.attrs);
   return k;
 }
 

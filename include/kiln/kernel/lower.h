@@ -36,7 +36,7 @@ struct KernelRuntimeOp {
   // node's ONNX inputs (those before its captured values and the bodies' weights), and per body
   // its graph executor metadata with "captured_inputs" and "param_inputs" (node input indices).
   int64_t formalInputs = -1;
-  Json bodies = Json();
+  Json bodies;
 };
 
 struct LoweredKernel {
