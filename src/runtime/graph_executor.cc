@@ -316,8 +316,7 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
       if (!made) made = makeBody(kernel, gb);
       size_t formal = gb.plan->inputs.size() - gb.capturedInputs.size();
       for (size_t c = 0; c < gb.capturedInputs.size(); ++c) {
-        made->executor().setInputArray(formal + c,
-                                       tensors_[kernel.args[gb.capturedInputs[c]]]);
+        made->executor().setInputArray(formal + c, tensors_[kernel.args[gb.capturedInputs[c]]]);
       }
       return *made;
     }

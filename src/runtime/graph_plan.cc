@@ -279,7 +279,8 @@ class PlanReader {
     std::vector<size_t> out;
     for (const Json& e : j.asArray()) {
       size_t p = nonNegative(e, "an input position");
-      if (p >= inputs) throw Error(strCat("input position ", p, " is out of range [0, ", inputs, ")"));
+      if (p >= inputs)
+        throw Error(strCat("input position ", p, " is out of range [0, ", inputs, ")"));
       out.push_back(p);
     }
     return out;

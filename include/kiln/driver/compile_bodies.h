@@ -23,7 +23,7 @@ struct BodyCompileContext {
   std::vector<ir::Pass> passes;
   const kernel::ScheduleConfig& config;
   KernelPool& pool;
-  int next = 0;  // the next body's number, unique in the model
+  int next = 0;                                     // the next body's number, unique in the model
   std::vector<kernel::LoweredKernel> kernels = {};  // every body's, for --dump-ir
 };
 

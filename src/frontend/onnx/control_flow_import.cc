@@ -83,12 +83,9 @@ void GraphImporter::importControlFlow(const NodeProto& node, const std::string& 
 
 // Types the body's formal inputs from the node's inputs; a loop-carried value whose type the body
 // changes (a dim that grows each iteration) is imported again with that dim sized at run time.
-std::unique_ptr<ir::Graph> GraphImporter::importOneBody(const NodeProto& node,
-                                                        const std::string& name,
-                                                        const GraphProto& body,
-                                                        const std::vector<ir::Value*>& inputs,
-                                                        const Captured& captured,
-                                                        const ir::Attrs& attrs) {
+std::unique_ptr<ir::Graph> GraphImporter::importOneBody(
+    const NodeProto& node, const std::string& name, const GraphProto& body,
+    const std::vector<ir::Value*>& inputs, const Captured& captured, const ir::Attrs& attrs) {
   std::string label = strCat(node.op_type(), " '", name, "'");
   std::vector<const ir::TensorType*> types;
   types.reserve(inputs.size());

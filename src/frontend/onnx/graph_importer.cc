@@ -53,8 +53,8 @@ std::unique_ptr<ir::Graph> GraphImporter::importBody(const std::vector<ir::Tenso
   if (proto_.name().empty()) graph_->name = "body";
   importInitializers();
   if (static_cast<size_t>(proto_.input_size()) != formal.size()) {
-    throw Error(strCat("the body has ", proto_.input_size(), " inputs; the node gives it ",
-                       formal.size()));
+    throw Error(
+        strCat("the body has ", proto_.input_size(), " inputs; the node gives it ", formal.size()));
   }
   for (size_t i = 0; i < formal.size(); ++i) {
     const ::onnx::ValueInfoProto& input = proto_.input(static_cast<int>(i));
@@ -65,8 +65,8 @@ std::unique_ptr<ir::Graph> GraphImporter::importBody(const std::vector<ir::Tenso
     values_[input.name()] = graph_->addInput(input.name(), formal[i]);
   }
   for (const auto& [name, v] : captured) {
-    values_[name] = v->isConstant() ? graph_->addConstant(name, *v->constant)
-                                    : graph_->addInput(name, v->type);
+    values_[name] =
+        v->isConstant() ? graph_->addConstant(name, *v->constant) : graph_->addInput(name, v->type);
   }
   foldBudget_ = ir::FoldBudget::forGraph(*graph_);
   importNodesAndOutputs();
@@ -135,9 +135,8 @@ void GraphImporter::importInputs() {
 }
 
 std::string GraphImporter::nodeName(const NodeProto& node) {
-  std::string base = node.name().empty()
-                         ? strCat(node.op_type(), "_", nodeCount_[node.op_type()]++)
-                         : node.name();
+  std::string base =
+      node.name().empty() ? strCat(node.op_type(), "_", nodeCount_[node.op_type()]++) : node.name();
   std::string name = base;
   for (int i = 1; !nodeNames_.insert(name).second; ++i) name = strCat(base, "_", i);
   return name;
@@ -313,9 +312,9 @@ void GraphImporter::importConstantNode(const NodeProto& node, const std::string&
   } else if (attrs.has("value_floats")) {
     auto d = attrs.getFloats("value_floats", {});
     std::vector<float> f(d.begin(), d.end());
-    value = runtime::NDArray::fromBytes({static_cast<int64_t>(f.size())},
-                                        runtime::DataType::float32(), f.data(),
-                                        f.size() * sizeof(float));
+    value =
+        runtime::NDArray::fromBytes({static_cast<int64_t>(f.size())}, runtime::DataType::float32(),
+                                    f.data(), f.size() * sizeof(float));
   } else if (attrs.has("value_ints")) {
     auto v = attrs.getInts("value_ints", {});
     value =

@@ -121,10 +121,11 @@ void checkBodyInputType(const ::onnx::ValueInfoProto& input, const ir::TensorTyp
   }
   const auto& declared = input.type().tensor_type();
   if (declared.elem_type() != 0) {
-    runtime::DataType dtype = dataTypeFromOnnx(declared.elem_type(), strCat("body input '", name, "'"));
+    runtime::DataType dtype =
+        dataTypeFromOnnx(declared.elem_type(), strCat("body input '", name, "'"));
     if (dtype != given.dtype) {
-      throw Error(strCat("body input '", name, "' is declared ", dtype.str(), "; the node gives it ",
-                         given.str()));
+      throw Error(strCat("body input '", name, "' is declared ", dtype.str(),
+                         "; the node gives it ", given.str()));
     }
   }
   if (declared.has_shape() && declared.shape().dim_size() != given.rank()) {

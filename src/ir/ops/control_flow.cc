@@ -154,9 +154,9 @@ void inferIf(Node& node) {
 void inferLoop(Node& node) {
   requireSingle(node, 0, DataType::int64(), "M");
   requireSingle(node, 1, DataType::boolean(), "cond");
-  std::vector<TensorType> formal = bodyInputTypes(nodeLabel(node), "Loop", node.attrs,
-                                                  node.graph->opsetVersion, formalInputTypes(node),
-                                                  "body");
+  std::vector<TensorType> formal =
+      bodyInputTypes(nodeLabel(node), "Loop", node.attrs, node.graph->opsetVersion,
+                     formalInputTypes(node), "body");
   checkBodyInputs(node, "body", formal);
   const Graph& g = body(node, "body");
   for (size_t i = 2; i < formal.size(); ++i) formal[i] = g.inputs()[i]->type;
@@ -183,9 +183,9 @@ void inferLoop(Node& node) {
 
 void inferScan(Node& node) {
   bool scan8 = isScan8("Scan", node.graph->opsetVersion);
-  std::vector<TensorType> formal = bodyInputTypes(nodeLabel(node), "Scan", node.attrs,
-                                                  node.graph->opsetVersion, formalInputTypes(node),
-                                                  "body");
+  std::vector<TensorType> formal =
+      bodyInputTypes(nodeLabel(node), "Scan", node.attrs, node.graph->opsetVersion,
+                     formalInputTypes(node), "body");
   size_t states = carriedCount(nodeLabel(node), "Scan", node.attrs, formal.size());
   checkBodyInputs(node, "body", formal);
   const Graph& g = body(node, "body");
@@ -196,9 +196,9 @@ void inferScan(Node& node) {
   // The number of iterations: the first scanned input's length along its scan axis.
   size_t first = (scan8 ? 1 : 0) + states;
   const TensorType& x = ops::inputType(node, first, "the first scanned input");
-  int64_t length = scan8 ? (x.rank() > 1 ? x.shape[1] : kUnknown)
-                         : x.shape[static_cast<size_t>(scanAxis(node, "scan_input_axes", 0,
-                                                                x.rank()))];
+  int64_t length =
+      scan8 ? (x.rank() > 1 ? x.shape[1] : kUnknown)
+            : x.shape[static_cast<size_t>(scanAxis(node, "scan_input_axes", 0, x.rank()))];
   int64_t batch = scan8 ? x.shape.at(0) : 0;
   for (size_t j = 0; j < states; ++j) {
     if (!fits(formal[j], outs[j])) {
@@ -242,8 +242,8 @@ std::vector<std::string> bodyAttributes(const std::string& op) {
 size_t formalInputCount(const Node& node) {
   auto extra = static_cast<size_t>(node.attrs.getInt("kiln.captured", 0) +
                                    node.attrs.getInt("kiln.hoisted", 0));
-  KILN_CHECK(extra <= node.inputs.size(), nodeLabel(node), " has fewer inputs than its ",
-             extra, " captured and hoisted ones");
+  KILN_CHECK(extra <= node.inputs.size(), nodeLabel(node), " has fewer inputs than its ", extra,
+             " captured and hoisted ones");
   return node.inputs.size() - extra;
 }
 
@@ -289,13 +289,13 @@ std::vector<TensorType> bodyInputTypes(const std::string& label, const std::stri
     bool scanned = j >= total - m;
     int64_t drop = scan8 ? (scanned ? 2 : 1) : (scanned ? 1 : 0);
     if (t.rank() < drop) {
-      throw Error(strCat(label, ": input ", first + j, " is ", t.str(), "; expected rank ",
-                         drop, " or more"));
+      throw Error(strCat(label, ": input ", first + j, " is ", t.str(), "; expected rank ", drop,
+                         " or more"));
     }
     TensorType u = t;
     if (scan8) {
-      u = withoutAxis(u, 0);                  // the batch axis
-      if (scanned) u = withoutAxis(u, 0);     // then the sequence axis
+      u = withoutAxis(u, 0);               // the batch axis
+      if (scanned) u = withoutAxis(u, 0);  // then the sequence axis
     } else if (scanned) {
       u = withoutAxis(u, scanAxis(probe, "scan_input_axes", j - (total - m), t.rank()));
     }

@@ -70,8 +70,8 @@ void readSlice(const NDArray& x, size_t axis, int64_t t, NDArray& slice) {
   const auto* src = static_cast<const char*>(x.data());
   auto* dst = static_cast<char*>(slice.data());
   for (int64_t o = 0; o < a.outer; ++o) {
-    std::memcpy(dst + static_cast<size_t>(o) * row,
-                src + static_cast<size_t>(o * a.n + t) * row, row);
+    std::memcpy(dst + static_cast<size_t>(o) * row, src + static_cast<size_t>(o * a.n + t) * row,
+                row);
   }
 }
 
@@ -82,8 +82,8 @@ void writeSlice(NDArray& y, size_t axis, int64_t t, const NDArray& slice) {
   auto* dst = static_cast<char*>(y.data());
   const auto* src = static_cast<const char*>(slice.data());
   for (int64_t o = 0; o < a.outer; ++o) {
-    std::memcpy(dst + static_cast<size_t>(o * a.n + t) * row,
-                src + static_cast<size_t>(o) * row, row);
+    std::memcpy(dst + static_cast<size_t>(o * a.n + t) * row, src + static_cast<size_t>(o) * row,
+                row);
   }
 }
 
@@ -115,8 +115,8 @@ void scanOnce(Subgraph& body, const ScanPass& p, StateOut stateOut, ScanOut scan
   for (size_t j = 0; j < n; ++j) body.setInput(j, p.states[j]);
   std::vector<NDArray> slices;
   for (size_t s = 0; s < m; ++s) {
-    slices.push_back(NDArray::empty(withoutAxis(p.scanned[s].shape(), p.inAxes[s]),
-                                    p.scanned[s].dtype()));
+    slices.push_back(
+        NDArray::empty(withoutAxis(p.scanned[s].shape(), p.inAxes[s]), p.scanned[s].dtype()));
   }
   for (int64_t t = 0; t < p.length; ++t) {
     for (size_t s = 0; s < m; ++s) {
@@ -167,12 +167,13 @@ void runScan9(RuntimeOpContext& ctx, Subgraph& body, size_t m) {
     }
     writeSlice(outs[i], axis, at, v);
   };
-  scanOnce(body, p, [&](size_t j, const NDArray& v) { copyToOutput(ctx, j, v); }, scanOut);
+  scanOnce(
+      body, p, [&](size_t j, const NDArray& v) { copyToOutput(ctx, j, v); }, scanOut);
   for (size_t i = 0; i < k; ++i) {
     if (outs[i].defined()) continue;  // no steps
     Shape shape = emptyShape(body.outputShape(n + i));
-    auto axis = static_cast<size_t>(normalizeAxis(
-        ctx, outAxes[i], static_cast<int64_t>(shape.size()) + 1, "scan_output_axes"));
+    auto axis = static_cast<size_t>(
+        normalizeAxis(ctx, outAxes[i], static_cast<int64_t>(shape.size()) + 1, "scan_output_axes"));
     shape.insert(shape.begin() + static_cast<std::ptrdiff_t>(axis), 0);
     ctx.output(n + i, shape);
   }
@@ -183,7 +184,8 @@ void runScan9(RuntimeOpContext& ctx, Subgraph& body, size_t m) {
 void runScan8(RuntimeOpContext& ctx, Subgraph& body, size_t m) {
   size_t total = ctx.numInputs() - 1, n = total - m, k = body.numOutputs() - n;
   const NDArray& first = ctx.input(1 + n);
-  if (rankOf(first) < 2) fail(ctx, "scanned input 0 is ", shapeStr(first.shape()), "; expected [batch, steps, ...]");
+  if (rankOf(first) < 2)
+    fail(ctx, "scanned input 0 is ", shapeStr(first.shape()), "; expected [batch, steps, ...]");
   int64_t batch = first.shape()[0], steps = first.shape()[1];
   std::vector<int64_t> lens(static_cast<size_t>(batch), steps);
   if (ctx.hasInput(0)) lens = inputInts(ctx, 0, "sequence_lens");
@@ -202,13 +204,15 @@ void runScan8(RuntimeOpContext& ctx, Subgraph& body, size_t m) {
         fail(ctx, "input ", shapeStr(x.shape()), " does not lead with the batch of ", batch);
       }
       Shape inner(x.shape().begin() + 1, x.shape().end());
-      return x.view(inner, x.dtype(), static_cast<size_t>(b) * bytesOf(x) / static_cast<size_t>(batch));
+      return x.view(inner, x.dtype(),
+                    static_cast<size_t>(b) * bytesOf(x) / static_cast<size_t>(batch));
     };
     for (size_t j = 0; j < n; ++j) p.states.push_back(entry(ctx.input(1 + j)));
     for (size_t s = 0; s < m; ++s) {
       NDArray x = entry(ctx.input(1 + n + s));
       if (rankOf(x) < 1 || x.shape()[0] != steps) {
-        fail(ctx, "scanned input ", s, " has ", rankOf(x) ? x.shape()[0] : 0, " steps; scanned input 0 has ", steps);
+        fail(ctx, "scanned input ", s, " has ", rankOf(x) ? x.shape()[0] : 0,
+             " steps; scanned input 0 has ", steps);
       }
       p.scanned.push_back(x);
       p.inAxes.push_back(0);
@@ -224,7 +228,8 @@ void runScan8(RuntimeOpContext& ctx, Subgraph& body, size_t m) {
         std::memset(outs[i].data(), 0, bytesOf(outs[i]));
       }
       Shape inner(outs[i].shape().begin() + 1, outs[i].shape().end());
-      return outs[i].view(inner, outs[i].dtype(), static_cast<size_t>(b) * bytesOf(outs[i]) / static_cast<size_t>(batch));
+      return outs[i].view(inner, outs[i].dtype(),
+                          static_cast<size_t>(b) * bytesOf(outs[i]) / static_cast<size_t>(batch));
     };
     auto onState = [&](size_t j, const NDArray& v) {
       NDArray y = slot(stateOut, j, j, v.shape());
@@ -277,8 +282,8 @@ void runLoop(RuntimeOpContext& ctx) {
     fail(ctx, "its body has ", body.numOutputs(), " outputs; expected the condition and ",
          ctx.numOutputs(), " more");
   }
-  int64_t trips = ctx.hasInput(0) ? inputScalarInt(ctx, 0, "M")
-                                  : std::numeric_limits<int64_t>::max();
+  int64_t trips =
+      ctx.hasInput(0) ? inputScalarInt(ctx, 0, "M") : std::numeric_limits<int64_t>::max();
   bool cond = ctx.hasInput(1) ? truth(ctx, ctx.input(1), "cond") : true;
   for (size_t j = 0; j < carried; ++j) body.setInput(2 + j, ctx.input(2 + j));
   std::vector<Stack> stacks(body.numOutputs() - 1 - carried);
