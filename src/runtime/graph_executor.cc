@@ -203,11 +203,7 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
   void setInputArray(size_t pos, const NDArray& value) {
     int64_t id = plan_->inputs[pos];
     const GraphTensor& t = plan_->tensors[id];
-    bool fits = value.dtype() == t.dtype && value.shape().size() == t.shape.size();
-    for (size_t d = 0; fits && d < t.shape.size(); ++d) {
-      fits = t.shape[d] == kDynamicDim || t.shape[d] == value.shape()[d];
-    }
-    if (!fits) {
+    if (value.dtype() != t.dtype || !shapeFits(t.shape, value.shape())) {
       throw Error(strCat("set_input('", t.name, "'): expected ", describe(t.shape, t.dtype),
                          ", got ", describe(value.shape(), value.dtype())));
     }
@@ -347,11 +343,7 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
       return scratch;
     }
     const GraphTensor& t = plan_->tensors[id];
-    bool fits = shape.size() == t.shape.size();
-    for (size_t d = 0; fits && d < shape.size(); ++d) {
-      fits = t.shape[d] == kDynamicDim || t.shape[d] == shape[d];
-    }
-    if (!fits) {
+    if (!shapeFits(t.shape, shape)) {
       throw Error(strCat(kernel.label, ": output ", j, " '", t.name, "' came out ", shapeStr(shape),
                          "; the model declares ", shapeStr(t.shape)));
     }

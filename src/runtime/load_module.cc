@@ -121,9 +121,7 @@ Module loadModule(const std::string& path, const LoadOptions& options) {
   // Started here, not on the first run(), so run() never creates threads.
   ThreadPool::global();
   // Kernels reach the thread pool through this pointer; a library without it has no parallel code.
-  if (void* api = library->findSymbol(KILN_SYMBOL_BACKEND_API)) {
-    *static_cast<const KilnBackendApi**>(api) = &kBackendApi;
-  }
+  library->setPointer(KILN_SYMBOL_BACKEND_API, &kBackendApi);
   OffloadRuntimes offloads(offloadSearchPath(options.extensions));
   return Module(std::make_shared<LibraryNode>(std::move(library), std::move(artifact), offloads));
 }

@@ -45,6 +45,14 @@ bool isStaticShape(const Shape& shape) {
   return true;
 }
 
+bool shapeFits(const Shape& declared, const Shape& actual) {
+  if (declared.size() != actual.size()) return false;
+  for (size_t d = 0; d < declared.size(); ++d) {
+    if (declared[d] != kDynamicDim && declared[d] != actual[d]) return false;
+  }
+  return true;
+}
+
 int64_t shapeNumel(const Shape& shape) {
   int64_t n = 1;
   for (int64_t d : shape) {

@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <mutex>
 
 #include "kiln/runtime/artifact_file.h"
 #include "kiln/support/error.h"
@@ -59,6 +60,12 @@ void checkElfMachine(const std::string& path) {
   }
 }
 
+// Orders dlopen, dlclose and setPointer across threads (see setPointer).
+std::mutex& loaderMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
 }  // namespace
 
 SharedLibrary::SharedLibrary(const std::string& path) : path_(path) {
@@ -70,6 +77,7 @@ SharedLibrary::SharedLibrary(const std::string& path) : path_(path) {
   // the file in the current folder.
   std::string file = path.find('/') == std::string::npos ? "./" + path : path;
   // RTLD_LOCAL: two artifacts may export the same kernel symbols without clashing.
+  std::lock_guard<std::mutex> lock(loaderMutex());
   handle_ = ::dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle_) {
     const char* why = ::dlerror();
@@ -78,7 +86,18 @@ SharedLibrary::SharedLibrary(const std::string& path) : path_(path) {
 }
 
 SharedLibrary::~SharedLibrary() {
-  if (handle_) ::dlclose(handle_);
+  if (!handle_) return;
+  std::lock_guard<std::mutex> lock(loaderMutex());
+  ::dlclose(handle_);
+}
+
+bool SharedLibrary::setPointer(const std::string& name, const void* value) {
+  std::lock_guard<std::mutex> lock(loaderMutex());
+  void* slot = findSymbol(name);
+  if (!slot) return false;
+  auto* pointer = static_cast<const void**>(slot);
+  if (*pointer != value) *pointer = value;
+  return true;
 }
 
 void* SharedLibrary::findSymbol(const std::string& name) const {

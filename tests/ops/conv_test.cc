@@ -137,5 +137,46 @@ TEST(Conv, OneDimensional) {
   });
 }
 
+// ConvTranspose with 1, 2 and 3 spatial dims: random strides, dilations, pads, output_padding
+// and groups, against the scatter definition.
+TEST(ConvTranspose, AnySpatialRank) {
+  checkAtAllLevels([](OpGraph& g) {
+    std::mt19937 rng(20261203);
+    auto pick = [&](int64_t lo, int64_t hi) {
+      return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+    };
+    for (int i = 0; i < 12; ++i) {
+      size_t nd = 1 + static_cast<size_t>(i % 3);
+      int64_t group = pick(1, 2);
+      int64_t ic = group * pick(1, 3), ocg = pick(1, 3);
+      Shape xs = {pick(1, 2), ic}, ws = {ic, ocg}, out = {xs[0], ocg * group};
+      Dims strides, dil, begin, end, outPad;
+      for (size_t d = 0; d < nd; ++d) {
+        int64_t in = pick(2, 5), k = pick(1, 3), s = pick(1, 3), di = pick(1, 2);
+        int64_t pb = pick(0, k - 1), pe = pick(0, k - 1), op = pick(0, std::max(s, di) - 1);
+        xs.push_back(in), ws.push_back(k), strides.push_back(s), dil.push_back(di);
+        begin.push_back(pb), end.push_back(pe), outPad.push_back(op);
+        out.push_back(s * (in - 1) + op + (k - 1) * di + 1 - pb - pe);
+      }
+      Dims pads = begin;
+      pads.insert(pads.end(), end.begin(), end.end());
+      auto seed = 200 + 3 * static_cast<uint32_t>(i);
+      HostTensor x = randomTensor(xs, seed), w = randomTensor(ws, seed + 1);
+      HostTensor b = randomTensor({out[1]}, seed + 2);
+      ir::Value* y = g.node("ConvTranspose", {g.input(x), g.constant(w), g.constant(b)},
+                            attrs({{"group", group},
+                                   {"strides", strides},
+                                   {"dilations", dil},
+                                   {"pads", pads},
+                                   {"output_padding", outPad}}));
+      g.expect(y, refConvTranspose(x, w, &b, out, strides, dil, begin, group),
+               strCat("conv_transpose x=", runtime::shapeStr(xs), " w=", runtime::shapeStr(ws),
+                      " group=", group, " strides=", runtime::shapeStr(strides),
+                      " dilations=", runtime::shapeStr(dil), " pads=", runtime::shapeStr(pads),
+                      " output_padding=", runtime::shapeStr(outPad)));
+    }
+  });
+}
+
 }  // namespace
 }  // namespace kiln::optest

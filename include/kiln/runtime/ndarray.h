@@ -16,6 +16,8 @@ std::string shapeStr(const Shape& shape);  // "[1,3,224,224]", "[?,4]" for a dim
 // A dim of a compile-time shape that is known only at run time.
 inline constexpr int64_t kDynamicDim = -1;
 bool isStaticShape(const Shape& shape);  // no kDynamicDim
+// Whether ACTUAL fits DECLARED: one rank, each dim equal or kDynamicDim in DECLARED.
+bool shapeFits(const Shape& declared, const Shape& actual);
 int64_t shapeNumel(const Shape& shape);
 
 class NDArray {

@@ -20,6 +20,11 @@ class SharedLibrary {
   // Throws kiln::Error naming the library and symbol when absent.
   void* getSymbol(const std::string& name) const;
   const std::string& path() const { return path_; }
+  // Stores VALUE in the library's pointer variable NAME; false when NAME is absent. Loads,
+  // unloads and these stores share one lock, so a library mapped where another was unloaded, or
+  // loaded twice, never sees two unordered writes; an equal value is not rewritten, so kernels
+  // already reading it race with nothing.
+  bool setPointer(const std::string& name, const void* value);
 
  private:
   std::string path_;

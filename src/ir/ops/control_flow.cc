@@ -19,11 +19,7 @@ bool isScan8(const std::string& op, int64_t opset) { return op == "Scan" && opse
 // Whether a value of type HELD fits a place typed PLACE: one dtype and rank, each dim equal or
 // unknown in PLACE.
 bool fits(const TensorType& place, const TensorType& held) {
-  if (place.dtype != held.dtype || place.shape.size() != held.shape.size()) return false;
-  for (size_t d = 0; d < place.shape.size(); ++d) {
-    if (place.shape[d] != kUnknown && place.shape[d] != held.shape[d]) return false;
-  }
-  return true;
+  return place.dtype == held.dtype && runtime::shapeFits(place.shape, held.shape);
 }
 
 TensorType withoutAxis(const TensorType& t, int64_t axis) {

@@ -68,12 +68,9 @@ std::optional<std::vector<NDArray>> evaluateExactly(const Node& node,
 
 NDArray asOutput(const Node& node, size_t i, HostTensor h) {
   const TensorType& type = node.outputs[i]->type;
-  bool fits = h.shape.size() == type.shape.size();
-  for (size_t d = 0; fits && d < h.shape.size(); ++d) {
-    fits = type.shape[d] == runtime::kDynamicDim || type.shape[d] == h.shape[d];
-  }
-  KILN_CHECK(fits, nodeLabel(node), ": the reference gave output ", i, " shape ",
-             runtime::shapeStr(h.shape), "; type inference says ", type.str());
+  KILN_CHECK(runtime::shapeFits(type.shape, h.shape), nodeLabel(node),
+             ": the reference gave output ", i, " shape ", runtime::shapeStr(h.shape),
+             "; type inference says ", type.str());
   h.dtype = type.dtype;
   return toNDArray(h);
 }
@@ -123,11 +120,7 @@ void checkInputs(const Graph& graph, const std::vector<NDArray>& inputs) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Value* v = graph.inputs()[i];
     TensorType got{inputs[i].dtype(), inputs[i].shape()};
-    bool fits = got.dtype == v->type.dtype && got.rank() == v->type.rank();
-    for (size_t d = 0; fits && d < got.shape.size(); ++d) {
-      fits = v->type.shape[d] == runtime::kDynamicDim || v->type.shape[d] == got.shape[d];
-    }
-    if (!fits) {
+    if (got.dtype != v->type.dtype || !runtime::shapeFits(v->type.shape, got.shape)) {
       throw Error(
           strCat("reference: input '", v->name, "' is ", got.str(), "; expected ", v->type.str()));
     }
