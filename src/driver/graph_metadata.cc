@@ -28,6 +28,10 @@ class TensorTable {
     t["name"] = v->name;
     t["shape"] = shapeJson(v->type.shape);
     t["dtype"] = v->type.dtype.str();
+    if (!v->type.isTensor()) {  // a sequence or optional: SHAPE and DTYPE are its tensors'
+      t["kind"] = runtime::valueKindName(v->type.kind);
+      if (v->type.unranked) t["unranked"] = true;
+    }
     if (v->isConstant()) {
       t["storage"] = -1;
       t["offset"] = 0;

@@ -44,6 +44,7 @@ std::shared_ptr<const OpRegistry> buildBuiltin() {
   ops::registerRecurrentOps(add);
   ops::registerSpectralOps(add);
   ops::registerControlFlowOps(add);
+  ops::registerSequenceOps(add);
   return reg;
 }
 
@@ -149,6 +150,23 @@ void requireStaticInputs(const Node& node) {
   }
 }
 
+// An op that takes tensors only, given a sequence or optional, says so.
+void requireTensorInputs(const Node& node, const OpDef& def) {
+  if (def.listValues) return;
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const Value* v = node.inputs[i];
+    if (v == nullptr || v->type.isTensor()) continue;
+    std::string ops;
+    for (const std::string& name : opsOf(node).names()) {
+      const OpDef* other = opsOf(node).find(name);
+      if (other->listValues) ops += (ops.empty() ? "" : ", ") + name;
+    }
+    throw Error(strCat(nodeLabel(node), ": input ", i, " '", v->name, "' is ", v->type.str(),
+                       "; '", node.op, "' takes tensors only (ops that take sequences and "
+                       "optionals: ", ops, ")"));
+  }
+}
+
 }  // namespace
 
 void inferTypes(Node& node) {
@@ -171,6 +189,7 @@ void inferTypes(Node& node) {
         strCat(label, ": has ", numOutputs, " outputs; expected ", countRange(1, def->numOutputs)));
   }
   try {
+    requireTensorInputs(node, *def);
     if (hasRunTimeShapes(node) && def->inferRunTime) {
       def->inferRunTime(node);
     } else {

@@ -38,6 +38,13 @@ class Parser {
   explicit Parser(const std::string& text) : text_(text), graph_(std::make_unique<Graph>()) {}
   void setOps(std::shared_ptr<const OpRegistry> ops) { graph_->setOps(std::move(ops)); }
 
+  TensorType parseTypeOnly() {
+    TensorType t = readType();
+    skipSpace();
+    if (!atEnd()) failHere("expected the end of the type");
+    return t;
+  }
+
   std::unique_ptr<Graph> parse() {
     parseGraphText("at the start of the text");
     skipSpace();
@@ -302,17 +309,37 @@ class Parser {
 
   int64_t readInt(const char* what) { return toInt(readNumber(what), what); }
 
-  TensorType readType() {
+  // A tensor type, or seq(T) / opt(T) around one (opt(seq(T)) too); only the tensors inside
+  // those may be unranked ("float32[*]").
+  TensorType readType(bool inList = false) {
     skipSpace();
     size_t start = pos_;
-    std::string dtypeName = readIdent("a type such as float32[1,3]");
+    std::string name = readIdent("a type such as float32[1,3]");
+    if (name == "seq" || name == "opt") {
+      expect('(', strCat("after '", name, "'").c_str());
+      TensorType inner = readType(true);
+      expect(')', strCat("after the type inside ", name, "(...)").c_str());
+      if (name == "seq" && !inner.isTensor()) {
+        failAt(start, "a sequence holds tensors; got seq(", inner.str(), ")");
+      }
+      if (name == "opt" && inner.kind != ValueKind::kTensor && inner.kind != ValueKind::kSequence) {
+        failAt(start, "an optional holds a tensor or a sequence; got opt(", inner.str(), ")");
+      }
+      return name == "seq" ? TensorType::sequenceOf(inner) : TensorType::optionalOf(inner);
+    }
     TensorType t;
     try {
-      t.dtype = DataType::parse(dtypeName);
+      t.dtype = DataType::parse(name);
     } catch (const Error& e) {
       failAt(start, e.what());
     }
     expect('[', "after the element type");
+    if (consume('*')) {
+      if (!inList) failAt(start, "a tensor's rank must be known; '[*]' is for seq() and opt()");
+      expect(']', "after '*'");
+      t.unranked = true;
+      return t;
+    }
     if (!consume(']')) {
       do {
         skipSpace();
@@ -661,6 +688,14 @@ std::unique_ptr<Graph> parseGraph(const std::string& text, std::shared_ptr<const
   Parser parser(text);
   parser.setOps(std::move(ops));
   return parser.parse();
+}
+
+TensorType parseType(const std::string& text) {
+  try {
+    return Parser(text).parseTypeOnly();
+  } catch (const Error& e) {
+    throw Error(strCat("type '", text, "': ", e.what()));
+  }
 }
 
 }  // namespace kiln::ir

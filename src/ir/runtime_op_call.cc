@@ -51,6 +51,21 @@ class ReferenceBody final : public runtime::Subgraph {
   const runtime::Shape& outputShape(size_t i) const override {
     return body_.outputs().at(i)->type.shape;
   }
+  runtime::ValueKind inputKind(size_t i) const override { return body_.inputs().at(i)->type.kind; }
+  runtime::ValueKind outputKind(size_t i) const override {
+    return body_.outputs().at(i)->type.kind;
+  }
+  // The reference evaluator holds tensors only: a body that carries a sequence or optional is
+  // evaluated by the compiled model alone.
+  void setListInput(size_t i, const runtime::TensorList& /*value*/) override {
+    throw Error(strCat("reference: body input ", i, " '", body_.inputs().at(i)->name, "' is ",
+                       body_.inputs().at(i)->type.str(),
+                       "; the reference evaluator evaluates tensors only"));
+  }
+  const runtime::TensorList& listOutput(size_t i) const override {
+    throw Error(strCat("reference: body output ", i, " is ", body_.outputs().at(i)->type.str(),
+                       "; the reference evaluator evaluates tensors only"));
+  }
 
  private:
   const Graph& body_;

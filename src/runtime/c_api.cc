@@ -23,18 +23,22 @@ namespace {
 
 thread_local std::string lastError;
 
-// Tensors handed out as results, by the DLTensor the caller holds, until released.
+// Tensors handed out as results, by the DLTensor the caller holds, until released (counted: a
+// list may hand out one tensor twice).
 class TensorResults {
  public:
   DLTensor* hold(NDArray a) {
     auto* dl = const_cast<DLTensor*>(a.dl());
     std::lock_guard<std::mutex> lock(mutex_);
-    held_[dl] = std::move(a);
+    Held& h = held_[dl];
+    h.array = std::move(a);
+    ++h.count;
     return dl;
   }
   void release(const DLTensor* dl) {
     std::lock_guard<std::mutex> lock(mutex_);
-    held_.erase(dl);
+    auto it = held_.find(dl);
+    if (it != held_.end() && --it->second.count == 0) held_.erase(it);
   }
   static TensorResults& get() {
     static auto* results = new TensorResults();  // outlives every static destructor
@@ -42,8 +46,12 @@ class TensorResults {
   }
 
  private:
+  struct Held {
+    NDArray array;
+    int count = 0;
+  };
   std::mutex mutex_;
-  std::unordered_map<const DLTensor*, NDArray> held_;
+  std::unordered_map<const DLTensor*, Held> held_;
 };
 
 // A borrowed DLTensor as an NDArray view of the caller's memory.
@@ -71,6 +79,20 @@ NDArray tensorArgument(const DLTensor* t, int32_t index) {
   size_t size = static_cast<size_t>(shapeNumel(shape)) * dtype.bytes();
   return NDArray::fromExternal(shape, dtype, static_cast<const char*>(t->data) + t->byte_offset,
                                size, nullptr, false);
+}
+
+TensorList listArgument(const KilnTensorList& list, int32_t index) {
+  if (list.size == -1) return TensorList::noValue();
+  if (list.size < 0 || (list.size > 0 && list.items == nullptr)) {
+    throw Error(strCat("argument ", index, ": a tensor list of size ", list.size,
+                       list.items == nullptr ? " with NULL items" : "",
+                       "; expected -1 (none) or a size >= 0 with its tensors"));
+  }
+  TensorList out;
+  for (int64_t k = 0; k < list.size; ++k) {
+    out.items.push_back(tensorArgument(list.items[k], index));
+  }
+  return out;
 }
 
 Value toValue(const KilnValue& v, int32_t index) {
@@ -101,9 +123,11 @@ Value toValue(const KilnValue& v, int32_t index) {
     case kKilnFunction:
       if (v.v.v_function == nullptr) throw Error(strCat("argument ", index, ": a NULL function"));
       return Value(v.v.v_function->function);
+    case kKilnTensorList:
+      return Value(listArgument(v.v.v_list, index));
     default:
       throw Error(strCat("argument ", index, " has type code ", v.type_code,
-                         "; expected a KilnTypeCode, 0 to 11"));
+                         "; expected a KilnTypeCode, 0 to 11 or 13"));
   }
 }
 
@@ -153,6 +177,15 @@ KilnValue fromValue(const Value& value) {
     case kKilnFunction:
       out.v.v_function = new KilnFunctionObject{value.asFunc()};
       break;
+    case kKilnTensorList: {
+      const TensorList& list = value.asTensorList();
+      out.v.v_list.size = list.none ? -1 : static_cast<int64_t>(list.items.size());
+      out.v.v_list.items = list.items.empty() ? nullptr : new DLTensor*[list.items.size()];
+      for (size_t k = 0; k < list.items.size(); ++k) {
+        out.v.v_list.items[k] = TensorResults::get().hold(list.items[k]);
+      }
+      break;
+    }
     default:
       KILN_CHECK(false, "a value of unknown type code ", out.type_code);
   }
@@ -246,6 +279,12 @@ void kiln_value_release(KilnValue* value) {
       break;
     case kKilnFunction:
       delete value->v.v_function;
+      break;
+    case kKilnTensorList:
+      for (int64_t k = 0; k < value->v.v_list.size; ++k) {
+        rt::TensorResults::get().release(value->v.v_list.items[k]);
+      }
+      delete[] value->v.v_list.items;
       break;
     default:
       break;

@@ -6,6 +6,7 @@
 #include "executor_util.h"
 #include "graph_plan.h"
 #include "kernel_status.h"
+#include "list_values.h"
 #include "kiln/runtime/artifact.h"
 #include "kiln/support/error.h"
 
@@ -24,6 +25,10 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
     for (size_t k = 0; k < plan_->storageSizes.size(); ++k) allocateStorage(k, device);
     bound_.assign(storages_.size(), false);
     tensors_.resize(plan_->tensors.size());
+    lists_.resize(plan_->tensors.size());
+    for (size_t i = 0; i < plan_->tensors.size(); ++i) {
+      lists_[i].none = isOptional(plan_->tensors[i].kind);  // until something sets it
+    }
     for (size_t i = 0; i < plan_->tensors.size(); ++i) {
       const GraphTensor& t = plan_->tensors[i];
       if (t.storage >= 0) tensors_[i] = storages_[t.storage].view(t.shape, t.dtype, t.offset);
@@ -194,8 +199,37 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
 
   Value setInput(const Args& a) {
     checkArgCount("set_input", a, 2);
-    setInputArray(inputPosition("set_input", a[0]), a[1].asNDArray());
+    size_t pos = inputPosition("set_input", a[0]);
+    const GraphTensor& t = plan_->tensors[plan_->inputs[pos]];
+    if (t.isList()) {
+      lists_[plan_->inputs[pos]] = listFromValue(strCat("set_input('", t.name, "')"), listType(t), a[1]);
+    } else {
+      setInputArray(pos, a[1].asNDArray());
+    }
     return Value();
+  }
+
+  static ListType listType(const GraphTensor& t) { return {t.kind, t.dtype, t.shape, t.unranked}; }
+
+  // Sets list input POS to VALUE (checked; its tensors are shared, never written).
+  void setInputList(size_t pos, const TensorList& value) {
+    int64_t id = plan_->inputs[pos];
+    const GraphTensor& t = plan_->tensors[id];
+    if (!t.isList()) {
+      throw Error(strCat("set_input('", t.name, "'): expected ", describe(t.shape, t.dtype),
+                         ", got ", describeList(value)));
+    }
+    checkList(strCat("set_input('", t.name, "')"), listType(t), value);
+    lists_[id] = value;
+  }
+
+  // Sets input POS to the value OUTER holds as its tensor or list ID.
+  void setInputFrom(size_t pos, const GraphExecutorNode& outer, int64_t id) {
+    if (outer.plan_->tensors[id].isList()) {
+      setInputList(pos, outer.lists_[id]);
+    } else {
+      setInputArray(pos, outer.tensors_[id]);
+    }
   }
 
   // Copies VALUE into input POS: one of its planned shape, or for an input sized at run time
@@ -203,6 +237,10 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
   void setInputArray(size_t pos, const NDArray& value) {
     int64_t id = plan_->inputs[pos];
     const GraphTensor& t = plan_->tensors[id];
+    if (t.isList()) {
+      throw Error(strCat("set_input('", t.name, "'): expected ", listType(t).str(), ", got ",
+                         describe(value.shape(), value.dtype())));
+    }
     if (value.dtype() != t.dtype || !shapeFits(t.shape, value.shape())) {
       throw Error(strCat("set_input('", t.name, "'): expected ", describe(t.shape, t.dtype),
                          ", got ", describe(value.shape(), value.dtype())));
@@ -217,7 +255,9 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
 
   Value getInput(const Args& a) {
     checkArgCount("get_input", a, 1);
-    return Value(tensors_[plan_->inputs[inputPosition("get_input", a[0])]].clone());
+    int64_t id = plan_->inputs[inputPosition("get_input", a[0])];
+    if (plan_->tensors[id].isList()) return valueFromList(plan_->tensors[id].kind, lists_[id]);
+    return Value(tensors_[id].clone());
   }
 
   void checkReady() const override {
@@ -265,6 +305,25 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
       int64_t id = i < kernel_.numOutputs ? kernel_.args[inputs_ + i] : -1;
       return ex_.runTimeOutput(k_, id, i, shape);
     }
+    ValueKind inputKind(size_t i) const override {
+      return hasInput(i) ? ex_.plan_->tensors[kernel_.args[i]].kind : ValueKind::kTensor;
+    }
+    ValueKind outputKind(size_t i) const override {
+      int64_t id = i < kernel_.numOutputs ? kernel_.args[inputs_ + i] : -1;
+      return id >= 0 ? ex_.plan_->tensors[id].kind : ValueKind::kTensor;
+    }
+    const TensorList& listInput(size_t i) const override {
+      if (inputKind(i) == ValueKind::kTensor) return RuntimeOpContext::listInput(i);
+      return ex_.lists_[kernel_.args[i]];
+    }
+    void setListOutput(size_t i, TensorList value) override {
+      int64_t id = i < kernel_.numOutputs ? kernel_.args[inputs_ + i] : -1;
+      if (id < 0) return;  // nothing reads it
+      const GraphTensor& t = ex_.plan_->tensors[id];
+      if (!t.isList()) return RuntimeOpContext::setListOutput(i, std::move(value));
+      checkList(strCat(kernel_.label, ": output ", i, " '", t.name, "'"), listType(t), value);
+      ex_.lists_[id] = std::move(value);
+    }
 
    private:
     GraphExecutorNode& ex_;
@@ -295,6 +354,23 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
     const Shape& outputShape(size_t i) const override {
       return ex_->plan_->tensors[ex_->plan_->outputs.at(i)].shape;
     }
+    ValueKind inputKind(size_t i) const override {
+      return ex_->plan_->tensors[ex_->plan_->inputs.at(i)].kind;
+    }
+    ValueKind outputKind(size_t i) const override {
+      return ex_->plan_->tensors[ex_->plan_->outputs.at(i)].kind;
+    }
+    void setListInput(size_t i, const TensorList& value) override {
+      KILN_CHECK(i < formal_, "body input ", i, " of ", formal_);
+      try {
+        ex_->setInputList(i, value);
+      } catch (const Error& e) {
+        throw Error(strCat("model '", ex_->plan_->model, "': ", e.what()));
+      }
+    }
+    const TensorList& listOutput(size_t i) const override {
+      return ex_->lists_[ex_->plan_->outputs.at(i)];
+    }
     GraphExecutorNode& executor() { return *ex_; }
 
    private:
@@ -312,7 +388,7 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
       if (!made) made = makeBody(kernel, gb);
       size_t formal = gb.plan->inputs.size() - gb.capturedInputs.size();
       for (size_t c = 0; c < gb.capturedInputs.size(); ++c) {
-        made->executor().setInputArray(formal + c, tensors_[kernel.args[gb.capturedInputs[c]]]);
+        made->executor().setInputFrom(formal + c, *this, kernel.args[gb.capturedInputs[c]]);
       }
       return *made;
     }
@@ -399,6 +475,14 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
       throw Error(strCat("get_output: expected 1 or 2 arguments (index[, out]), got ", a.size()));
     }
     int64_t id = plan_->outputs[outputPosition(a[0])];
+    const GraphTensor& t = plan_->tensors[id];
+    if (t.isList()) {
+      if (a.size() == 2) {
+        throw Error(strCat("get_output: output '", t.name, "' of model '", plan_->model, "' is ",
+                           listType(t).str(), "; it cannot be copied into an NDArray"));
+      }
+      return valueFromList(t.kind, lists_[id]);
+    }
     const NDArray& result = tensors_[id];
     if (!result.defined()) {
       throw Error(strCat("get_output: output '", plan_->tensors[id].name, "' of model '",
@@ -412,9 +496,15 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
 
   Json info(const std::vector<int64_t>& ids) const {
     Json list = Json::Array{};
-    for (int64_t id : ids)
-      list.push(
-          tensorInfo(plan_->tensors[id].name, plan_->tensors[id].shape, plan_->tensors[id].dtype));
+    for (int64_t id : ids) {
+      const GraphTensor& t = plan_->tensors[id];
+      Json entry = tensorInfo(t.name, t.shape, t.dtype);
+      if (t.isList()) {  // SHAPE and DTYPE are its tensors'
+        entry["kind"] = valueKindName(t.kind);
+        if (t.unranked) entry["unranked"] = true;
+      }
+      list.push(std::move(entry));
+    }
     return list;
   }
 
@@ -484,6 +574,7 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
   std::vector<NDArray> storages_;
   std::vector<bool> bound_;       // per storage: a caller's buffer replaces it (zero-copy I/O)
   std::vector<NDArray> tensors_;  // per tensor id: a view into a storage, or a parameter
+  std::vector<TensorList> lists_;  // per tensor id of a sequence or optional: its value
   std::vector<void*> args_;       // every kernel's argument pointers, back to back
   std::vector<size_t> argStart_;  // per kernel: where its arguments start in args_
   std::map<int64_t, NDArray> runTimeBuffers_;  // per run-time sized tensor: its memory so far

@@ -99,7 +99,14 @@ class PlanReader {
       g.dtype = DataType::parse(t.at("dtype").asString());
       where_ = strCat("tensors[", i, "].storage");
       g.storage = t.at("storage").asInt();
-      if (g.dynamic()) {
+      if (t.contains("kind")) {
+        where_ = strCat("tensors[", i, "].kind");
+        g.kind = parseValueKind(t.at("kind").asString());
+        g.unranked = t.contains("unranked") && t.at("unranked").asBool();
+      }
+      if (g.isList()) {
+        checkList(g);
+      } else if (g.dynamic()) {
         checkRunTimeShape(g);
       } else {
         where_ = strCat("tensors[", i, "].shape");
@@ -109,6 +116,20 @@ class PlanReader {
         if (g.storage != -1) checkPlacement(g, t, i);
       }
       plan_.tensors.push_back(std::move(g));
+    }
+  }
+
+  // A sequence or optional: sized at run time, its tensors' dims -1 (unknown) or >= 0.
+  static void checkList(const GraphTensor& g) {
+    if (!g.dynamic()) {
+      throw Error(strCat("'", g.name, "' is a ", valueKindName(g.kind),
+                         " but has storage ", g.storage, "; expected -2 (sized at run time)"));
+    }
+    for (int64_t d : g.shape) {
+      if (d < kDynamicDim) throw Error(strCat("dimension ", d, " of '", g.name, "' is invalid"));
+    }
+    if (g.unranked && !g.shape.empty()) {
+      throw Error(strCat("'", g.name, "' is unranked but has shape ", shapeStr(g.shape)));
     }
   }
 

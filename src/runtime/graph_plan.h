@@ -11,6 +11,7 @@
 #include "kiln/runtime/module.h"
 #include "kiln/runtime/runtime_op.h"
 #include "kiln/runtime/shared_library.h"
+#include "kiln/runtime/value_kind.h"
 #include "offload_runtimes.h"
 
 namespace kiln::runtime {
@@ -22,7 +23,12 @@ struct GraphTensor {
   int64_t storage = -1;  // -1: a parameter; -2: sized at run time (a dim of SHAPE is -1)
   size_t offset = 0;
   size_t nbytes = 0;
+  // A sequence or optional (storage -2): SHAPE and DTYPE are its tensors', UNRANKED says their
+  // rank is not known.
+  ValueKind kind = ValueKind::kTensor;
+  bool unranked = false;
   bool dynamic() const { return storage == kRunTimeStorage; }
+  bool isList() const { return kind != ValueKind::kTensor; }
 };
 
 struct GraphPlan;

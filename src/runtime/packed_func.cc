@@ -12,15 +12,18 @@ namespace {
 // Each alternative's name with its article, in the variant's order.
 constexpr const char* kArticleNames[] = {
     "none",       "a bool",   "an int",     "a float",      "a string", "bytes",
-    "an NDArray", "a Device", "a DataType", "a Json value", "a Module", "a PackedFunc"};
+    "an NDArray", "a Device", "a DataType", "a Json value", "a Module", "a PackedFunc",
+    "a TensorList"};
 constexpr const char* kTypeNames[] = {"none",     "bool",  "int",     "float",
                                       "string",   "bytes", "NDArray", "Device",
-                                      "DataType", "Json",  "Module",  "PackedFunc"};
+                                      "DataType", "Json",  "Module",  "PackedFunc",
+                                      "TensorList"};
 
 // Each alternative's KilnTypeCode, in the variant's order.
 constexpr int32_t kTypeCodes[] = {kKilnNone,     kKilnBool,  kKilnInt,    kKilnFloat,
                                   kKilnString,   kKilnBytes, kKilnTensor, kKilnDevice,
-                                  kKilnDataType, kKilnJson,  kKilnModule, kKilnFunction};
+                                  kKilnDataType, kKilnJson,  kKilnModule, kKilnFunction,
+                                  kKilnTensorList};
 
 }  // namespace
 
@@ -66,6 +69,11 @@ const Bytes& Value::asBytes() const {
 const NDArray& Value::asNDArray() const {
   KILN_VALUE_EXPECT(isNDArray(), "an NDArray");
   return std::get<NDArray>(v_);
+}
+
+const TensorList& Value::asTensorList() const {
+  KILN_VALUE_EXPECT(isTensorList(), "a TensorList");
+  return std::get<TensorList>(v_);
 }
 
 Device Value::asDevice() const {

@@ -68,6 +68,17 @@ const std::map<std::string, RuntimeOpFn>& table() {
       {"RNN", ops::runRnn},
       {"GRU", ops::runGru},
       {"LSTM", ops::runLstm},
+      {"SequenceEmpty", ops::runSequenceEmpty},
+      {"SequenceConstruct", ops::runSequenceConstruct},
+      {"SequenceInsert", ops::runSequenceInsert},
+      {"SequenceAt", ops::runSequenceAt},
+      {"SequenceErase", ops::runSequenceErase},
+      {"SequenceLength", ops::runSequenceLength},
+      {"SplitToSequence", ops::runSplitToSequence},
+      {"ConcatFromSequence", ops::runConcatFromSequence},
+      {"Optional", ops::runOptional},
+      {"OptionalHasElement", ops::runOptionalHasElement},
+      {"OptionalGetElement", ops::runOptionalGetElement},
       {"If", ops::runIf},
       {"Loop", ops::runLoop},
       {"Scan", ops::runScan},
@@ -91,6 +102,18 @@ const std::map<std::string, RuntimeOpFn>& table() {
 Subgraph& RuntimeOpContext::body(const std::string& attr) {
   throw Error(strCat(label(), ": has no compiled body '", attr,
                      "' (control flow runs only in a graph executor)"));
+}
+
+ValueKind RuntimeOpContext::inputKind(size_t /*i*/) const { return ValueKind::kTensor; }
+
+ValueKind RuntimeOpContext::outputKind(size_t /*i*/) const { return ValueKind::kTensor; }
+
+const TensorList& RuntimeOpContext::listInput(size_t i) const {
+  throw Error(strCat(label(), ": input ", i, " is a tensor, not a sequence or optional"));
+}
+
+void RuntimeOpContext::setListOutput(size_t i, TensorList /*value*/) {
+  throw Error(strCat(label(), ": output ", i, " is a tensor, not a sequence or optional"));
 }
 
 RuntimeOpFn findRuntimeOp(const std::string& name) {

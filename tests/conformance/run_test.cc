@@ -75,11 +75,48 @@ std::string compare(const NDArray& got, NDArray want) {
   return first.empty() ? "" : strCat(first, " (max abs error ", worst, ")");
 }
 
+// The kind a model input or output has, from get_input_info / get_output_info.
+runtime::ValueKind kindOf(const Json& info) {
+  return info.contains("kind") ? runtime::parseValueKind(info.at("kind").asString())
+                               : runtime::ValueKind::kTensor;
+}
+
+// A sequence or optional as the executor takes it: none, an optional's tensor, or the list.
+runtime::Value asValue(const runtime::TensorList& list, runtime::ValueKind kind) {
+  if (list.none) return runtime::Value();
+  if (kind == runtime::ValueKind::kOptionalTensor) return runtime::Value(list.items.at(0));
+  return runtime::Value(list);
+}
+
+runtime::TensorList asList(const runtime::Value& v) {
+  if (v.isNone()) return runtime::TensorList::noValue();
+  if (v.isNDArray()) return runtime::TensorList{{v.asNDArray()}, false};
+  return v.asTensorList();
+}
+
+// compare() for each tensor of two lists of one kind.
+std::string compareLists(const runtime::TensorList& got, const runtime::TensorList& want) {
+  if (got.none != want.none || got.items.size() != want.items.size()) {
+    return strCat("expected ", runtime::describeList(want), ", got ", runtime::describeList(got));
+  }
+  for (size_t k = 0; k < got.items.size(); ++k) {
+    std::string diff = compare(got.items[k], want.items[k]);
+    if (!diff.empty()) return strCat("tensor ", k, ": ", diff);
+  }
+  return "";
+}
+
 std::string runDataSet(runtime::Module& ex, const fs::path& dataSet) {
   Json info = ex["get_input_info"]().asJson();
   for (size_t i = 0;; ++i) {
     fs::path in = dataSet / strCat("input_", i, ".pb");
     if (!fs::exists(in)) break;
+    if (i < info.size() && kindOf(info[i]) != runtime::ValueKind::kTensor) {
+      runtime::ValueKind kind = kindOf(info[i]);
+      ex["set_input"](static_cast<int64_t>(i),
+                      asValue(frontend::onnx::loadListProto(in.string(), kind), kind));
+      continue;
+    }
     NDArray value = frontend::onnx::loadTensorProto(in.string());
     if (i < info.size()) {
       value = frontend::onnx::asInputType(value, DataType::parse(info[i].at("dtype").asString()));
@@ -87,9 +124,19 @@ std::string runDataSet(runtime::Module& ex, const fs::path& dataSet) {
     ex["set_input"](static_cast<int64_t>(i), value);
   }
   ex["run"]();
+  Json outInfo = ex["get_output_info"]().asJson();
   for (int i = 0;; ++i) {
     fs::path out = dataSet / strCat("output_", i, ".pb");
     if (!fs::exists(out)) break;
+    runtime::ValueKind kind = static_cast<size_t>(i) < outInfo.size()
+                                  ? kindOf(outInfo[static_cast<size_t>(i)])
+                                  : runtime::ValueKind::kTensor;
+    if (kind != runtime::ValueKind::kTensor) {
+      std::string diff = compareLists(asList(ex["get_output"](static_cast<int64_t>(i))),
+                                      frontend::onnx::loadListProto(out.string(), kind));
+      if (!diff.empty()) return strCat(dataSet.filename().string(), " output ", i, ": ", diff);
+      continue;
+    }
     NDArray want = frontend::onnx::loadTensorProto(out.string());
     std::string diff = compare(ex["get_output"](static_cast<int64_t>(i)).asNDArray(), want);
     if (!diff.empty()) return strCat(dataSet.filename().string(), " output ", i, ": ", diff);
@@ -167,6 +214,15 @@ Result runTestCli(const fs::path& dir, const fs::path& work, const std::string& 
     if (entry.path().filename().string().rfind("test_data_set_", 0) == 0) sets.push_back(entry);
   }
   std::sort(sets.begin(), sets.end());
+  // Which outputs are sequences or optionals, and so are read as SequenceProto / OptionalProto.
+  Json outInfo;
+  try {
+    outInfo = runtime::loadModule(so.string())["default"](runtime::Device::cpu())
+                  .asModule()["get_output_info"]()
+                  .asJson();
+  } catch (const Error& e) {
+    return {Outcome::kWrong, e.what()};
+  }
   for (const fs::path& set : sets) {
     fs::path outDir = work / (dir.filename().string() + ".out");
     fs::remove_all(outDir);
@@ -180,8 +236,15 @@ Result runTestCli(const fs::path& dir, const fs::path& work, const std::string& 
       if (!fs::exists(want)) break;
       fs::path got = outDir / strCat("output_", i, ".pb");
       if (!fs::exists(got)) return {Outcome::kWrong, strCat("kiln run wrote no ", got.string())};
-      std::string diff = compare(frontend::onnx::loadTensorProto(got.string()),
-                                 frontend::onnx::loadTensorProto(want.string()));
+      runtime::ValueKind kind = static_cast<size_t>(i) < outInfo.size()
+                                    ? kindOf(outInfo[static_cast<size_t>(i)])
+                                    : runtime::ValueKind::kTensor;
+      std::string diff =
+          kind != runtime::ValueKind::kTensor
+              ? compareLists(frontend::onnx::loadListProto(got.string(), kind),
+                             frontend::onnx::loadListProto(want.string(), kind))
+              : compare(frontend::onnx::loadTensorProto(got.string()),
+                        frontend::onnx::loadTensorProto(want.string()));
       if (!diff.empty()) {
         return {Outcome::kWrong, strCat(set.filename().string(), " output ", i, ": ", diff)};
       }

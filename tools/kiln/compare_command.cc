@@ -48,8 +48,12 @@ std::vector<runtime::NDArray> readInputs(const CompareArgs& args, const ir::Grap
   if (args.inputs.empty()) {
     named = fillInputs(args.fillMode, info, args.seed);
   } else {
-    forEachInput(args.inputs, info, [&](const std::string& name, const runtime::NDArray& a) {
-      named.emplace_back(name, a);
+    forEachInput(args.inputs, info, [&](const std::string& name, const runtime::Value& v) {
+      if (!v.isNDArray()) {
+        throw Error(strCat("input '", name, "' is a sequence or optional; kiln compare checks "
+                           "models whose inputs are tensors"));
+      }
+      named.emplace_back(name, v.asNDArray());
     });
   }
   std::vector<runtime::NDArray> inputs;

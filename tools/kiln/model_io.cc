@@ -26,10 +26,39 @@ std::string describe(const Json& input) {
   return strCat(input.at("dtype").asString(), runtime::shapeStr(shapeFromJson(input.at("shape"))));
 }
 
+// A sequence or optional as set_input takes it.
+runtime::Value asValue(runtime::TensorList list, runtime::ValueKind kind) {
+  if (list.none) return runtime::Value();
+  if (kind == runtime::ValueKind::kOptionalTensor) return runtime::Value(list.items.at(0));
+  return runtime::Value(std::move(list));
+}
+
+std::string describeKind(const Json& input) {
+  runtime::ValueKind kind = kindOf(input);
+  std::string tensors = describe(input);
+  if (input.contains("unranked")) tensors = input.at("dtype").asString() + "[*]";
+  switch (kind) {
+    case runtime::ValueKind::kSequence:
+      return "seq(" + tensors + ")";
+    case runtime::ValueKind::kOptionalTensor:
+      return "opt(" + tensors + ")";
+    case runtime::ValueKind::kOptionalSequence:
+      return "opt(seq(" + tensors + "))";
+    case runtime::ValueKind::kTensor:
+      break;
+  }
+  return tensors;
+}
+
 void readFromNpz(const std::string& path, const Json& info, const InputSink& sink) {
   NamedArrays all = readNpz(path);
   for (const Json& input : info.asArray()) {
     const std::string& name = input.at("name").asString();
+    if (kindOf(input) != runtime::ValueKind::kTensor) {
+      throw Error(strCat("model input '", name, "' is ", describeKind(input),
+                         "; an .npz holds tensors only: pass a folder of input_N.pb with a "
+                         "SequenceProto or OptionalProto for it"));
+    }
     auto it = std::find_if(all.begin(), all.end(), [&](const auto& a) { return a.first == name; });
     if (it == all.end()) {
       std::string have;
@@ -51,9 +80,14 @@ void readFromFolder(const std::string& dir, const Json& info, const InputSink& s
       throw Error(strCat("missing input file '", file, "' for model input ", i, " '",
                          input.at("name").asString(), "' (expected ", describe(input), ")"));
     }
+    runtime::ValueKind kind = kindOf(input);
+    if (kind != runtime::ValueKind::kTensor) {
+      sink(input.at("name").asString(), asValue(frontend::onnx::loadListProto(file, kind), kind));
+      continue;
+    }
     runtime::DataType want = runtime::DataType::parse(input.at("dtype").asString());
     sink(input.at("name").asString(),
-         frontend::onnx::asInputType(frontend::onnx::loadTensorProto(file), want));
+         runtime::Value(frontend::onnx::asInputType(frontend::onnx::loadTensorProto(file), want)));
   }
 }
 
@@ -75,6 +109,11 @@ void fillWith(runtime::NDArray& a, const std::string& mode, std::mt19937_64& rng
 
 }  // namespace
 
+runtime::ValueKind kindOf(const Json& info) {
+  return info.contains("kind") ? runtime::parseValueKind(info.at("kind").asString())
+                               : runtime::ValueKind::kTensor;
+}
+
 runtime::Shape shapeFromJson(const Json& j) {
   runtime::Shape shape;
   for (const Json& d : j.asArray()) shape.push_back(d.asInt());
@@ -92,6 +131,11 @@ NamedArrays fillInputs(const std::string& mode, const Json& info, uint64_t seed)
   std::mt19937_64 rng(seed);
   NamedArrays inputs;
   for (const Json& input : info.asArray()) {
+    if (kindOf(input) != runtime::ValueKind::kTensor) {
+      throw Error(strCat("--fill-mode cannot make model input '", input.at("name").asString(),
+                         "', which is ", describeKind(input),
+                         "; pass --inputs with a folder of input_N.pb"));
+    }
     runtime::DataType t = runtime::DataType::parse(input.at("dtype").asString());
     runtime::NDArray a = runtime::NDArray::empty(shapeFromJson(input.at("shape")), t);
     if (t == runtime::DataType::float32())
@@ -114,13 +158,44 @@ NamedArrays fillInputs(const std::string& mode, const Json& info, uint64_t seed)
   return inputs;
 }
 
-void saveOutputs(const std::string& path, const NamedArrays& outputs) {
-  if (hasNpzSuffix(path)) return writeNpz(path, outputs);
-  makeDirectories(path);
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    frontend::onnx::saveTensorProto(outputs[i].second, outputs[i].first,
-                                    strCat(path, "/output_", i, ".pb"));
+void saveOutputs(const std::string& path, const Outputs& outputs) {
+  const Json& info = outputs.info;
+  if (hasNpzSuffix(path)) {
+    NamedArrays arrays;
+    for (size_t i = 0; i < outputs.values.size(); ++i) {
+      if (kindOf(info[i]) != runtime::ValueKind::kTensor) {
+        throw Error(strCat("--outputs '", path, "': output '", info[i].at("name").asString(),
+                           "' is ", describeKind(info[i]),
+                           "; an .npz holds tensors only: write a folder of output_N.pb"));
+      }
+      arrays.emplace_back(info[i].at("name").asString(), outputs.values[i].asNDArray());
+    }
+    return writeNpz(path, arrays);
   }
+  makeDirectories(path);
+  for (size_t i = 0; i < outputs.values.size(); ++i) {
+    const std::string& name = info[i].at("name").asString();
+    std::string file = strCat(path, "/output_", i, ".pb");
+    const runtime::Value& v = outputs.values[i];
+    runtime::ValueKind kind = kindOf(info[i]);
+    if (kind == runtime::ValueKind::kTensor) {
+      frontend::onnx::saveTensorProto(v.asNDArray(), name, file);
+      continue;
+    }
+    runtime::TensorList list = v.isNone()       ? runtime::TensorList::noValue()
+                               : v.isNDArray() ? runtime::TensorList{{v.asNDArray()}, false}
+                                               : v.asTensorList();
+    frontend::onnx::saveListProto(list, kind, name, file);
+  }
+}
+
+std::string describeOutput(const runtime::Value& value) {
+  if (value.isNDArray()) {
+    const runtime::NDArray& a = value.asNDArray();
+    return a.dtype().str() + runtime::shapeStr(a.shape());
+  }
+  if (value.isNone()) return "none";
+  return runtime::describeList(value.asTensorList());
 }
 
 void addInputOptions(CLI::App* cmd, std::string& inputs, std::string& fillMode, uint64_t& seed) {

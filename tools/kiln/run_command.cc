@@ -165,23 +165,27 @@ void runModel(const RunArgs& args) {
   } else {
     // One input at a time, so only one copy of an input is alive besides the executor's.
     forEachInput(args.inputs, inputInfo,
-                 [&](const std::string& name, const runtime::NDArray& a) { setInput(name, a); });
+                 [&](const std::string& name, const runtime::Value& v) { setInput(name, v); });
   }
   exec["run"]();
 
-  Json outputInfo = exec["get_output_info"]().asJson();
-  NamedArrays outputs;
-  for (size_t i = 0; i < outputInfo.size(); ++i) {
-    outputs.emplace_back(outputInfo[i].at("name").asString(),
-                         exec["get_output"](static_cast<int64_t>(i)).asNDArray());
+  Outputs outputs{exec["get_output_info"]().asJson(), {}};
+  for (size_t i = 0; i < outputs.info.size(); ++i) {
+    outputs.values.push_back(exec["get_output"](static_cast<int64_t>(i)));
   }
   if (!args.outputs.empty()) saveOutputs(args.outputs, outputs);
-  for (const auto& [name, array] : outputs) {
-    std::cout << "output '" << name << "': " << array.dtype().str()
-              << runtime::shapeStr(array.shape()) << "\n";
+  for (size_t i = 0; i < outputs.values.size(); ++i) {
+    std::cout << "output '" << outputs.info[i].at("name").asString()
+              << "': " << describeOutput(outputs.values[i]) << "\n";
   }
-  if (args.printTop > 0) printTop(outputs.at(0).second, args.printTop);
-  outputs.clear();
+  if (args.printTop > 0) {
+    if (!outputs.values.at(0).isNDArray()) {
+      throw Error(strCat("--print-top reads output 0, which is ",
+                         describeOutput(outputs.values[0]), "; it needs a tensor"));
+    }
+    printTop(outputs.values[0].asNDArray(), args.printTop);
+  }
+  outputs.values.clear();
   debugReport(exec, place, args);
   if (args.printTime || args.json) {
     TimingStats stats = summarize(place.time(exec, args.repeat, args.number));

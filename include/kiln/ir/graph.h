@@ -11,25 +11,50 @@
 #include <vector>
 
 #include "kiln/runtime/ndarray.h"
+#include "kiln/runtime/value_kind.h"
 
 namespace kiln::ir {
 
 using runtime::DataType;
 using runtime::NDArray;
 using runtime::Shape;
+using runtime::ValueKind;
 
 struct TensorType {
   DataType dtype;
   // Every dim >= 0, or runtime::kDynamicDim where the size is known only at run time (printed
   // '?'); the rank is always known.
   Shape shape;
+  // A sequence or optional (ONNX's sequence_type, optional_type): DTYPE and SHAPE are its
+  // tensors', and UNRANKED says their rank is not known (SHAPE is then empty).
+  ValueKind kind = ValueKind::kTensor;
+  bool unranked = false;
 
-  bool isStatic() const { return runtime::isStaticShape(shape); }
+  static TensorType sequenceOf(const TensorType& element);
+  static TensorType optionalOf(const TensorType& element);  // a tensor or sequence type
+  // What a sequence or optional holds: a sequence's tensors, an optional's tensor or sequence.
+  TensorType element() const;
+
+  bool isTensor() const { return kind == ValueKind::kTensor; }
+  // A tensor whose every dim is known now (a sequence or optional never is: its size is known
+  // only at run time).
+  bool isStatic() const { return isTensor() && runtime::isStaticShape(shape); }
   int64_t numel() const { return runtime::shapeNumel(shape); }  // throws for a run-time shape
   int rank() const { return static_cast<int>(shape.size()); }
-  std::string str() const;  // "float32[1,3,224,224]"
-  bool operator==(const TensorType& o) const { return dtype == o.dtype && shape == o.shape; }
+  // "float32[1,3,224,224]", "seq(float32[?,3])", "opt(seq(int64[*]))" ('*': unranked)
+  std::string str() const;
+  bool operator==(const TensorType& o) const {
+    return dtype == o.dtype && shape == o.shape && kind == o.kind && unranked == o.unranked;
+  }
 };
+
+// The narrowest type holding values of types A and B: one kind and dtype, with dims that differ
+// made kDynamicDim; the tensors of a sequence or optional become unranked when their ranks
+// differ. nullopt when there is none (kinds or dtypes differ, or tensors of two ranks).
+std::optional<TensorType> joinTypes(const TensorType& a, const TensorType& b);
+// Whether a value of type HELD fits a place of type PLACE: one kind and dtype, and HELD's shape
+// fits PLACE's (runtime::shapeFits), or PLACE's tensors are unranked.
+bool typeFits(const TensorType& place, const TensorType& held);
 
 struct Node;
 class Graph;

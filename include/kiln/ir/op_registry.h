@@ -36,6 +36,9 @@ struct OpDef {
   // Slice's starts/ends/axes/steps. When one of them is not a constant, the shapes are known only
   // at run time.
   std::vector<int> shapeInputs = {};
+  // Takes sequences or optionals (ValueKind) as inputs; other ops refuse them. Such an op is
+  // executed by the runtime, through inferRunTime.
+  bool listValues = false;
   // For an op the runtime can execute (kiln/runtime/runtime_op.h): sets the output types of a
   // node whose shapes are known only at run time (an input sized at run time, or a shape input
   // that is not a constant): dtype and rank, with kDynamicDim where a dim is not known now.

@@ -21,4 +21,8 @@ namespace kiln::ir {
 std::unique_ptr<Graph> parseGraph(const std::string& text,
                                   std::shared_ptr<const OpRegistry> ops = nullptr);
 
+// One type in the text form TensorType::str() writes ("float32[2,?]", "opt(seq(int64[*]))").
+// Throws kiln::Error saying what was found and expected.
+TensorType parseType(const std::string& text);
+
 }  // namespace kiln::ir

@@ -31,7 +31,8 @@ typedef enum {
   kKilnModule = 10,   /* v_module */
   kKilnFunction = 11, /* v_function */
   /* Only on the RPC wire: a tensor that stays on the server, by handle (docs/rpc.md). */
-  kKilnRemoteTensor = 12
+  kKilnRemoteTensor = 12,
+  kKilnTensorList = 13 /* v_list: a sequence's tensors (ONNX sequence and optional values) */
 } KilnTypeCode;
 
 typedef struct KilnModuleObject* KilnModuleHandle;
@@ -41,6 +42,13 @@ typedef struct {
   const char* data;
   size_t size;
 } KilnString;
+
+/* A sequence's tensors, or an optional's: SIZE tensors at ITEMS, or SIZE -1 for an optional that
+ * holds nothing (then ITEMS may be NULL). An optional tensor that holds one is a kKilnTensor. */
+typedef struct {
+  DLTensor** items;
+  int64_t size;
+} KilnTensorList;
 
 /* One argument or result. Arguments are borrowed for the duration of the call (a tensor's data is
  * used in place, not copied, so it must be compact and on the CPU). A result owns what it points
@@ -56,6 +64,7 @@ typedef struct {
     DLDataType v_dtype;
     KilnModuleHandle v_module;
     KilnFunctionHandle v_function;
+    KilnTensorList v_list;
   } v;
 } KilnValue;
 

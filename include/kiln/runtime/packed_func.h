@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kiln/runtime/ndarray.h"
+#include "kiln/runtime/value_kind.h"
 #include "kiln/support/json.h"
 
 namespace kiln::runtime {
@@ -35,6 +36,8 @@ class Value {
   Value(std::string v) : v_(std::move(v)) {}
   Value(Bytes v) : v_(std::move(v)) {}
   Value(NDArray v) : v_(std::move(v)) {}
+  // A sequence, or an optional sequence that holds one (an optional holding none is none).
+  Value(TensorList v) : v_(std::move(v)) {}
   Value(Device v) : v_(v) {}
   Value(DataType v) : v_(v) {}
   Value(Json v) : v_(std::move(v)) {}
@@ -45,6 +48,7 @@ class Value {
   bool isInt() const { return std::holds_alternative<int64_t>(v_); }
   bool isString() const { return std::holds_alternative<std::string>(v_); }
   bool isNDArray() const { return std::holds_alternative<NDArray>(v_); }
+  bool isTensorList() const { return std::holds_alternative<TensorList>(v_); }
 
   // Typed accessors throw kiln::Error: "expected an NDArray, got a string".
   bool asBool() const;
@@ -53,6 +57,7 @@ class Value {
   const std::string& asString() const;
   const Bytes& asBytes() const;
   const NDArray& asNDArray() const;
+  const TensorList& asTensorList() const;
   Device asDevice() const;
   DataType asDataType() const;
   const Json& asJson() const;
@@ -64,7 +69,7 @@ class Value {
 
  private:
   std::variant<std::monostate, bool, int64_t, double, std::string, Bytes, NDArray, Device, DataType,
-               Json, std::shared_ptr<Module>, std::shared_ptr<PackedFunc>>
+               Json, std::shared_ptr<Module>, std::shared_ptr<PackedFunc>, TensorList>
       v_;
 };
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kiln/runtime/ndarray.h"
+#include "kiln/runtime/value_kind.h"
 #include "kiln/support/json.h"
 
 namespace kiln::runtime {
@@ -30,6 +31,12 @@ class Subgraph {
   virtual const NDArray& output(size_t i) const = 0;
   // The shape the body was compiled for output I: -1 where a dim is known only at run time.
   virtual const Shape& outputShape(size_t i) const = 0;
+  // Formal inputs and outputs that are sequences or optionals (ValueKind): their kinds, a list
+  // to give input I (checked like setInput), and output I's list after a run.
+  virtual ValueKind inputKind(size_t i) const = 0;
+  virtual ValueKind outputKind(size_t i) const = 0;
+  virtual void setListInput(size_t i, const TensorList& value) = 0;
+  virtual const TensorList& listOutput(size_t i) const = 0;
 };
 
 // What an op implementation sees of one call: its inputs, attributes, and output allocation.
@@ -53,6 +60,15 @@ class RuntimeOpContext {
   virtual NDArray output(size_t i, const Shape& shape) = 0;
   // The compiled body ATTR of a control-flow op; an error for an op without one.
   virtual Subgraph& body(const std::string& attr);
+  // Sequences and optionals (ValueKind): the kinds of the node's inputs and outputs (an omitted
+  // input is a tensor), what a sequence or optional input holds, and the list an output of such
+  // a kind is set to (an output of a dtype other than outputDtype's, a shape other than the
+  // declared one, or an optional tensor of more than one tensor is an error naming the node).
+  // Defaults: every value is a tensor.
+  virtual ValueKind inputKind(size_t i) const;
+  virtual ValueKind outputKind(size_t i) const;
+  virtual const TensorList& listInput(size_t i) const;
+  virtual void setListOutput(size_t i, TensorList value);
 };
 
 using RuntimeOpFn = void (*)(RuntimeOpContext& ctx);

@@ -3,6 +3,7 @@
 
 #include "kiln/support/error.h"
 #include "tensor_convert.h"
+#include "type_convert.h"
 
 namespace kiln::frontend::onnx {
 namespace {
@@ -40,6 +41,8 @@ ir::AttrValue convertOne(const AttributeProto& a, const std::string& what) {
       return std::vector<double>(a.floats().begin(), a.floats().end());
     case AttributeProto::STRINGS:
       return std::vector<std::string>(a.strings().begin(), a.strings().end());
+    case AttributeProto::TYPE_PROTO:  // Optional's `type`: kept in kiln's text form
+      return typeFromProto(a.tp(), what).str();
     default:
       break;
   }
@@ -47,7 +50,7 @@ ir::AttrValue convertOne(const AttributeProto& a, const std::string& what) {
                          ? AttributeProto::AttributeType_Name(kind)
                          : strCat("<invalid kind ", static_cast<int>(kind), ">");
   throw Error(strCat(what, " is of kind ", name,
-                     "; kiln supports INT, FLOAT, STRING, TENSOR, INTS, FLOATS and STRINGS"));
+                     "; kiln supports INT, FLOAT, STRING, TENSOR, INTS, FLOATS, STRINGS and TYPE_PROTO"));
 }
 
 }  // namespace

@@ -7,10 +7,13 @@
 
 #include <onnx/defs/schema.h>
 
+#include <functional>
 #include <map>
+#include <set>
 
 #include "kiln/ir/onnx_dtype.h"
 #include "kiln/support/error.h"
+#include "type_convert.h"
 
 namespace kiln::frontend::onnx {
 namespace {
@@ -18,11 +21,7 @@ namespace {
 std::vector<::onnx::TypeProto> typeProtos(const std::vector<const ir::TensorType*>& types) {
   std::vector<::onnx::TypeProto> out(types.size());
   for (size_t i = 0; i < types.size(); ++i) {
-    if (types[i] == nullptr) continue;
-    auto* tensor = out[i].mutable_tensor_type();
-    tensor->set_elem_type(static_cast<int32_t>(ir::onnxDataTypeCode(types[i]->dtype)));
-    auto* shape = tensor->mutable_shape();
-    for (int64_t d : types[i]->shape) shape->add_dim()->set_dim_value(d);
+    if (types[i] != nullptr) out[i] = typeToProto(*types[i]);
   }
   return out;
 }
@@ -39,6 +38,30 @@ std::map<std::string, ::onnx::AttributeProto> attributesOf(const ::onnx::NodePro
   return attrs;
 }
 
+using Rename = std::function<std::string(const std::string&)>;
+
+// In subgraph G of a function's node, the values G reads from the function (not defined in G)
+// renamed by RENAME, through nested subgraphs.
+void renameCaptured(::onnx::GraphProto& g, const Rename& rename) {
+  std::set<std::string> local;
+  for (const auto& v : g.input()) local.insert(v.name());
+  for (const auto& t : g.initializer()) local.insert(t.name());
+  for (const auto& n : g.node()) local.insert(n.output().begin(), n.output().end());
+  Rename inner = [&](const std::string& v) { return local.count(v) ? v : rename(v); };
+  for (auto& n : *g.mutable_node()) {
+    for (auto& in : *n.mutable_input()) {
+      if (!in.empty()) in = inner(in);
+    }
+    for (auto& a : *n.mutable_attribute()) {
+      if (a.has_g()) renameCaptured(*a.mutable_g(), inner);
+      for (auto& sub : *a.mutable_graphs()) renameCaptured(sub, inner);
+    }
+  }
+  for (auto& out : *g.mutable_output()) {
+    if (!local.count(out.name())) out.set_name(rename(out.name()));
+  }
+}
+
 // BODY's nodes with its inputs and outputs renamed to NODE's, its internal values named after
 // NAME, and attribute references replaced by ATTRS (a reference to an absent one is dropped).
 std::vector<::onnx::NodeProto> inlineBody(
@@ -51,7 +74,7 @@ std::vector<::onnx::NodeProto> inlineBody(
   for (int i = 0; i < body.output_size() && i < node.output_size(); ++i) {
     if (!node.output(i).empty()) renamed[body.output(i)] = node.output(i);
   }
-  auto rename = [&](const std::string& v) {
+  Rename rename = [&](const std::string& v) {
     if (v.empty()) return v;
     auto it = renamed.find(v);
     return it != renamed.end() ? it->second : strCat(name, "/", v);
@@ -66,7 +89,10 @@ std::vector<::onnx::NodeProto> inlineBody(
     for (const std::string& out : b.output()) n.add_output(rename(out));
     for (const ::onnx::AttributeProto& a : b.attribute()) {
       if (a.ref_attr_name().empty()) {
-        *n.add_attribute() = a;
+        ::onnx::AttributeProto* copy = n.add_attribute();
+        *copy = a;
+        if (copy->has_g()) renameCaptured(*copy->mutable_g(), rename);
+        for (auto& sub : *copy->mutable_graphs()) renameCaptured(sub, rename);
         continue;
       }
       auto it = attrs.find(a.ref_attr_name());

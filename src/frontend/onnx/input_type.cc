@@ -6,6 +6,7 @@
 
 #include "kiln/support/error.h"
 #include "tensor_convert.h"
+#include "type_convert.h"
 
 namespace kiln::frontend::onnx {
 namespace {
@@ -93,8 +94,18 @@ runtime::Shape staticShape(const std::string& name, const std::vector<DeclaredDi
 
 ir::TensorType resolveInputType(const ::onnx::ValueInfoProto& input, const ImportOptions& opts) {
   const std::string& name = input.name();
+  if (input.has_type() && isListType(input.type())) {
+    // A sequence's or optional's tensors may differ from run to run: their declared dims are
+    // kept as they are, symbolic ones sized at run time.
+    ir::TensorType type = typeFromProto(input.type(), strCat("input '", name, "'"));
+    if (opts.inputShapes.count(name) != 0) {
+      throw Error(strCat("--input-shapes gives a shape for input '", name, "', which is ",
+                         type.str(), "; it sets the shapes of tensor inputs only"));
+    }
+    return type;
+  }
   if (!input.has_type() || !input.type().has_tensor_type()) {
-    throw Error(strCat("input '", name, "' is not a tensor; kiln supports tensor inputs only"));
+    throw Error(strCat("input '", name, "' is not a tensor, a sequence or an optional"));
   }
   const auto& tensorType = input.type().tensor_type();
   ir::TensorType type;
@@ -116,8 +127,16 @@ ir::TensorType resolveInputType(const ::onnx::ValueInfoProto& input, const Impor
 void checkBodyInputType(const ::onnx::ValueInfoProto& input, const ir::TensorType& given) {
   const std::string& name = input.name();
   if (!input.has_type()) return;  // untyped: it takes what the node gives
+  if (isListType(input.type()) || !given.isTensor()) {
+    ir::TensorType declared = typeFromProto(input.type(), strCat("body input '", name, "'"));
+    if (declared.kind != given.kind || declared.dtype != given.dtype) {
+      throw Error(strCat("body input '", name, "' is declared ", declared.str(),
+                         "; the node gives it ", given.str()));
+    }
+    return;
+  }
   if (!input.type().has_tensor_type()) {
-    throw Error(strCat("body input '", name, "' is not a tensor; kiln supports tensors only"));
+    throw Error(strCat("body input '", name, "' is not a tensor, a sequence or an optional"));
   }
   const auto& declared = input.type().tensor_type();
   if (declared.elem_type() != 0) {

@@ -16,12 +16,6 @@ using ops::fail;
 
 bool isScan8(const std::string& op, int64_t opset) { return op == "Scan" && opset < 9; }
 
-// Whether a value of type HELD fits a place typed PLACE: one dtype and rank, each dim equal or
-// unknown in PLACE.
-bool fits(const TensorType& place, const TensorType& held) {
-  return place.dtype == held.dtype && runtime::shapeFits(place.shape, held.shape);
-}
-
 TensorType withoutAxis(const TensorType& t, int64_t axis) {
   TensorType out = t;
   out.shape.erase(out.shape.begin() + axis);
@@ -75,7 +69,7 @@ void checkBodyInputs(const Node& node, const char* attr, const std::vector<Tenso
   }
   for (size_t i = 0; i < formal.size(); ++i) {
     const TensorType& t = g.inputs()[i]->type;
-    if (!fits(t, formal[i])) {
+    if (!typeFits(t, formal[i])) {
       fail(node, "input ", i, " '", g.inputs()[i]->name, "' of body '", attr, "' is ", t.str(),
            "; the node gives it ", formal[i].str());
     }
@@ -133,15 +127,12 @@ void inferIf(Node& node) {
   for (size_t i = 0; i < node.outputs.size(); ++i) {
     const TensorType& x = a.outputs()[i]->type;
     const TensorType& y = b.outputs()[i]->type;
-    if (x.dtype != y.dtype || x.rank() != y.rank()) {
+    std::optional<TensorType> out = joinTypes(x, y);
+    if (!out) {
       fail(node, "output ", i, " is ", x.str(), " in then_branch but ", y.str(),
-           " in else_branch; kiln needs one dtype and one rank");
+           " in else_branch; kiln needs one kind, dtype and rank");
     }
-    TensorType out = x;
-    for (size_t d = 0; d < out.shape.size(); ++d) {
-      if (x.shape[d] != y.shape[d]) out.shape[d] = kUnknown;
-    }
-    ops::setOutput(node, i, out);
+    ops::setOutput(node, i, *out);
   }
 }
 
@@ -162,11 +153,11 @@ void inferLoop(Node& node) {
     fail(node, "has ", node.outputs.size(), " outputs for ", carried, " loop-carried values");
   }
   std::vector<TensorType> outs = bodyOutputTypes(g);
-  if (!fits({DataType::boolean(), {}}, outs[0]) && !fits({DataType::boolean(), {1}}, outs[0])) {
+  if (!typeFits({DataType::boolean(), {}}, outs[0]) && !typeFits({DataType::boolean(), {1}}, outs[0])) {
     fail(node, "body output 0 (the condition) is ", outs[0].str(), "; expected bool");
   }
   for (size_t j = 0; j < carried; ++j) {
-    if (!fits(formal[2 + j], outs[1 + j])) {
+    if (!typeFits(formal[2 + j], outs[1 + j])) {
       fail(node, "loop-carried value ", j, " enters the body as ", formal[2 + j].str(),
            " but leaves it as ", outs[1 + j].str());
     }
@@ -197,7 +188,7 @@ void inferScan(Node& node) {
             : x.shape[static_cast<size_t>(scanAxis(node, "scan_input_axes", 0, x.rank()))];
   int64_t batch = scan8 ? x.shape.at(0) : 0;
   for (size_t j = 0; j < states; ++j) {
-    if (!fits(formal[j], outs[j])) {
+    if (!typeFits(formal[j], outs[j])) {
       fail(node, "state ", j, " enters the body as ", formal[j].str(), " but leaves it as ",
            outs[j].str());
     }
@@ -221,6 +212,7 @@ OpDef controlFlowOp(const char* name, int minInputs, int since, void (*infer)(No
           .maxInputs = kVariadicInputs,
           .numOutputs = std::numeric_limits<int>::max(),
           .sinceVersion = since,
+          .listValues = true,
           .inferRunTime = infer,
           .inferTypes = infer};
 }
@@ -282,6 +274,9 @@ std::vector<TensorType> bodyInputTypes(const std::string& label, const std::stri
   std::vector<TensorType> types;
   for (size_t j = 0; j < total; ++j) {
     const TensorType& t = required(first + j);
+    if (!t.isTensor()) {
+      throw Error(strCat(label, ": input ", first + j, " is ", t.str(), "; Scan takes tensors"));
+    }
     bool scanned = j >= total - m;
     int64_t drop = scan8 ? (scanned ? 2 : 1) : (scanned ? 1 : 0);
     if (t.rank() < drop) {
@@ -310,13 +305,12 @@ std::vector<TensorType> widenCarried(const std::string& label, const std::string
   for (size_t j = 0; j < carried && out + j < bodyOutputs.size(); ++j) {
     TensorType& t = widened[in + j];
     const TensorType& next = bodyOutputs[out + j];
-    if (t.dtype != next.dtype || t.rank() != next.rank()) {
+    std::optional<TensorType> joined = joinTypes(t, next);
+    if (!joined) {
       throw Error(strCat(label, ": loop-carried value ", j, " enters the body as ", t.str(),
-                         " but leaves it as ", next.str(), "; kiln needs one dtype and rank"));
+                         " but leaves it as ", next.str(), "; kiln needs one kind, dtype and rank"));
     }
-    for (size_t d = 0; d < t.shape.size(); ++d) {
-      if (t.shape[d] != next.shape[d]) t.shape[d] = kUnknown;
-    }
+    t = *joined;
   }
   return widened;
 }

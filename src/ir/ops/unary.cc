@@ -119,7 +119,9 @@ void registerUnaryOps(const OpAdder& add) {
   add(unaryOp("Atanh", requireFloat, 9));
   add(unaryOp("Neg", requireFloatOrSignedInt));
   add(unaryOp("Abs", requireNumeric));
-  add(unaryOp("Identity", requireAny, 1));
+  OpDef identity = unaryOp("Identity", requireAny, 1);
+  identity.listValues = true;  // from opset 16 sequences and optionals pass through too
+  add(identity);
   add(unaryOp("Floor", requireFloat));
   add(unaryOp("Ceil", requireFloat));
   add(unaryOp("Round", requireFloat, 11));

@@ -112,7 +112,23 @@ std::vector<NDArray> evaluateNode(const Node& node, const std::vector<NDArray>& 
 
 namespace {
 
+// Values are NDArrays here: a graph with a sequence or optional is evaluated by the compiled
+// model alone.
+void requireTensors(const Graph& graph) {
+  auto check = [](const Value* v) {
+    if (v != nullptr && !v->type.isTensor()) {
+      throw Error(strCat("reference: '", v->name, "' is ", v->type.str(),
+                         "; the reference evaluator evaluates tensors only"));
+    }
+  };
+  for (const Value* v : graph.inputs()) check(v);
+  for (const Node* n : graph.nodes()) {
+    for (const Value* v : n->outputs) check(v);
+  }
+}
+
 void checkInputs(const Graph& graph, const std::vector<NDArray>& inputs) {
+  requireTensors(graph);
   if (inputs.size() != graph.inputs().size()) {
     throw Error(strCat("reference: ", inputs.size(), " inputs given; the graph has ",
                        graph.inputs().size()));

@@ -24,6 +24,28 @@ NDArray copyToOutput(RuntimeOpContext& ctx, size_t i, const NDArray& v) {
   return y;
 }
 
+// Tensors and lists (sequences, optionals) alike: the node's input J as body input I, body output
+// O as body input I (a loop-carried value), and node output J from body output O or input I.
+void inputToBody(const RuntimeOpContext& ctx, size_t j, Subgraph& body, size_t i) {
+  if (body.inputKind(i) != ValueKind::kTensor) return body.setListInput(i, ctx.listInput(j));
+  body.setInput(i, ctx.input(j));
+}
+
+void carry(Subgraph& body, size_t o, size_t i) {
+  if (body.inputKind(i) != ValueKind::kTensor) return body.setListInput(i, body.listOutput(o));
+  body.setInput(i, body.output(o));
+}
+
+void outputFromBody(RuntimeOpContext& ctx, size_t j, const Subgraph& body, size_t o) {
+  if (body.outputKind(o) != ValueKind::kTensor) return ctx.setListOutput(j, body.listOutput(o));
+  copyToOutput(ctx, j, body.output(o));
+}
+
+void outputFromInput(RuntimeOpContext& ctx, size_t j, size_t i) {
+  if (ctx.inputKind(i) != ValueKind::kTensor) return ctx.setListOutput(j, ctx.listInput(i));
+  copyToOutput(ctx, j, ctx.input(i));
+}
+
 // A declared shape with its unknown dims as 0: what an output of no iterations holds.
 Shape emptyShape(Shape shape) {
   for (int64_t& d : shape) d = d == kDynamicDim ? 0 : d;
@@ -267,7 +289,7 @@ void runIf(RuntimeOpContext& ctx) {
     fail(ctx, "its branch has ", branch.numOutputs(), " outputs; the node has ", ctx.numOutputs());
   }
   branch.run();
-  for (size_t i = 0; i < ctx.numOutputs(); ++i) copyToOutput(ctx, i, branch.output(i));
+  for (size_t i = 0; i < ctx.numOutputs(); ++i) outputFromBody(ctx, i, branch, i);
 }
 
 // M iterations at most (none given: unbounded), while the condition holds; the body's first
@@ -285,8 +307,13 @@ void runLoop(RuntimeOpContext& ctx) {
   int64_t trips =
       ctx.hasInput(0) ? inputScalarInt(ctx, 0, "M") : std::numeric_limits<int64_t>::max();
   bool cond = ctx.hasInput(1) ? truth(ctx, ctx.input(1), "cond") : true;
-  for (size_t j = 0; j < carried; ++j) body.setInput(2 + j, ctx.input(2 + j));
+  for (size_t j = 0; j < carried; ++j) inputToBody(ctx, 2 + j, body, 2 + j);
   std::vector<Stack> stacks(body.numOutputs() - 1 - carried);
+  for (size_t k = 0; k < stacks.size(); ++k) {
+    if (body.outputKind(1 + carried + k) != ValueKind::kTensor) {
+      fail(ctx, "scan output ", k, " of its body is a sequence or optional; it must be a tensor");
+    }
+  }
   NDArray iteration = NDArray::empty({}, DataType::int64());
   NDArray condition = NDArray::empty({}, DataType::boolean());
   int64_t i = 0;
@@ -297,11 +324,15 @@ void runLoop(RuntimeOpContext& ctx) {
     body.setInput(1, condition);
     body.run();
     cond = truth(ctx, body.output(0), "the body's condition");
-    for (size_t j = 0; j < carried; ++j) body.setInput(2 + j, body.output(1 + j));
+    for (size_t j = 0; j < carried; ++j) carry(body, 1 + j, 2 + j);
     for (size_t k = 0; k < stacks.size(); ++k) stacks[k].push(ctx, body.output(1 + carried + k), k);
   }
   for (size_t j = 0; j < carried; ++j) {
-    copyToOutput(ctx, j, i > 0 ? body.output(1 + j) : ctx.input(2 + j));
+    if (i > 0) {
+      outputFromBody(ctx, j, body, 1 + j);
+    } else {
+      outputFromInput(ctx, j, 2 + j);
+    }
   }
   for (size_t k = 0; k < stacks.size(); ++k) {
     stacks[k].write(ctx, carried + k, body.outputShape(1 + carried + k));

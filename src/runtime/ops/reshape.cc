@@ -112,7 +112,10 @@ void runFlatten(RuntimeOpContext& ctx) {
   copyAs(ctx, {outer, inner});
 }
 
-void runIdentity(RuntimeOpContext& ctx) { copyAs(ctx, ctx.input(0).shape()); }
+void runIdentity(RuntimeOpContext& ctx) {
+  if (ctx.inputKind(0) != ValueKind::kTensor) return ctx.setListOutput(0, ctx.listInput(0));
+  copyAs(ctx, ctx.input(0).shape());
+}
 
 void runShape(RuntimeOpContext& ctx) {
   const Shape& in = ctx.input(0).shape();

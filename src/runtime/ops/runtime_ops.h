@@ -67,5 +67,17 @@ void runUnary(RuntimeOpContext& ctx);  // ctx.op(): Neg, Cos, ...
 void runUnique(RuntimeOpContext& ctx);
 void runWhere(RuntimeOpContext& ctx);
 void runUnsqueeze(RuntimeOpContext& ctx);
+// Sequences and optionals (sequence.cc).
+void runSequenceEmpty(RuntimeOpContext& ctx);
+void runSequenceConstruct(RuntimeOpContext& ctx);
+void runSequenceInsert(RuntimeOpContext& ctx);
+void runSequenceAt(RuntimeOpContext& ctx);
+void runSequenceErase(RuntimeOpContext& ctx);
+void runSequenceLength(RuntimeOpContext& ctx);
+void runSplitToSequence(RuntimeOpContext& ctx);
+void runConcatFromSequence(RuntimeOpContext& ctx);
+void runOptional(RuntimeOpContext& ctx);
+void runOptionalHasElement(RuntimeOpContext& ctx);
+void runOptionalGetElement(RuntimeOpContext& ctx);
 
 }  // namespace kiln::runtime::ops

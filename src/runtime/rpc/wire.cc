@@ -10,6 +10,8 @@ namespace kiln::runtime::rpc {
 namespace {
 
 constexpr size_t kBufferBytes = size_t{1} << 16;
+// A tensor list on the wire holds at most this many tensors (each read before the next).
+constexpr uint64_t kMaxListTensors = uint64_t{1} << 20;
 
 template <typename T>
 void putLe(std::string& out, T v, int bytes) {
@@ -198,6 +200,13 @@ void writeValue(Wire& wire, const Value& value, HandleCodec& codec) {
     case kKilnJson:
       wire.text(value.asJson().dump());
       break;
+    case kKilnTensorList: {
+      const TensorList& list = value.asTensorList();
+      wire.u8(list.none ? 1 : 0);
+      wire.u64(list.items.size());
+      for (const NDArray& a : list.items) writeTensor(wire, a);
+      break;
+    }
     default:
       KILN_CHECK(false, "no wire form for type code ", code);
   }
@@ -247,9 +256,21 @@ Value readValue(Wire& wire, HandleCodec& codec, const char* what) {
     case kKilnFunction:
     case kKilnRemoteTensor:
       return codec.readObject(static_cast<int32_t>(code), wire.readU64(what), "");
+    case kKilnTensorList: {
+      TensorList list;
+      list.none = wire.readU8(what) != 0;
+      uint64_t n = wire.readU64(what);
+      if (n > kMaxListTensors || (list.none && n != 0)) {
+        throw RpcError(strCat("protocol error: ", what, " is a tensor list of ", n, " tensors",
+                              list.none ? " marked none" : "", "; expected at most ",
+                              kMaxListTensors, (list.none ? ", none for none" : "")));
+      }
+      for (uint64_t k = 0; k < n; ++k) list.items.push_back(readTensor(wire, what));
+      return Value(std::move(list));
+    }
     default:
       throw RpcError(strCat("protocol error: ", what, " has type code ", code,
-                            "; expected 0 to 12 (docs/rpc.md)"));
+                            "; expected 0 to 13 (docs/rpc.md)"));
   }
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kiln/runtime/ndarray.h"
+#include "kiln/runtime/value_kind.h"
 
 namespace kiln::frontend::onnx {
 
@@ -31,5 +32,19 @@ std::vector<uint8_t> serializeTensorProto(const runtime::NDArray& tensor, const 
 // Writes it to PATH atomically (a temporary file renamed over PATH).
 void saveTensorProto(const runtime::NDArray& tensor, const std::string& name,
                      const std::string& path);
+
+// Sequence and optional values (ONNX's SequenceProto and OptionalProto files, as the backend
+// test data stores them): a sequence of tensors for KIND kSequence, an optional holding a tensor,
+// a sequence of tensors or nothing for the optional kinds. Throws kiln::Error naming the file
+// when it does not parse as that kind or holds something else (maps, sparse tensors, nested
+// sequences).
+runtime::TensorList loadListProto(const std::string& path, runtime::ValueKind kind);
+runtime::TensorList parseListProto(const std::vector<uint8_t>& bytes, const std::string& source,
+                                   runtime::ValueKind kind);
+std::vector<uint8_t> serializeListProto(const runtime::TensorList& list, runtime::ValueKind kind,
+                                        const std::string& name);
+// Writes it to PATH atomically.
+void saveListProto(const runtime::TensorList& list, runtime::ValueKind kind,
+                   const std::string& name, const std::string& path);
 
 }  // namespace kiln::frontend::onnx
