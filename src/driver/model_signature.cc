@@ -10,6 +10,10 @@ Json tensorSignature(const std::string& name, const ir::TensorType& type) {
   t["name"] = name;
   t["shape"] = Json(std::move(dims));
   t["dtype"] = type.dtype.str();
+  if (!type.isTensor()) {  // a sequence or optional: SHAPE and DTYPE are its tensors'
+    t["kind"] = runtime::valueKindName(type.kind);
+    if (type.unranked) t["unranked"] = true;
+  }
   return t;
 }
 

@@ -161,9 +161,11 @@ void requireTensorInputs(const Node& node, const OpDef& def) {
       const OpDef* other = opsOf(node).find(name);
       if (other->listValues) ops += (ops.empty() ? "" : ", ") + name;
     }
-    throw Error(strCat(nodeLabel(node), ": input ", i, " '", v->name, "' is ", v->type.str(),
-                       "; '", node.op, "' takes tensors only (ops that take sequences and "
-                       "optionals: ", ops, ")"));
+    throw Error(strCat(nodeLabel(node), ": input ", i, " '", v->name, "' is ", v->type.str(), "; '",
+                       node.op,
+                       "' takes tensors only (ops that take sequences and "
+                       "optionals: ",
+                       ops, ")"));
   }
 }
 

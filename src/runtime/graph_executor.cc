@@ -6,9 +6,9 @@
 #include "executor_util.h"
 #include "graph_plan.h"
 #include "kernel_status.h"
-#include "list_values.h"
 #include "kiln/runtime/artifact.h"
 #include "kiln/support/error.h"
+#include "list_values.h"
 
 namespace kiln::runtime {
 
@@ -202,7 +202,8 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
     size_t pos = inputPosition("set_input", a[0]);
     const GraphTensor& t = plan_->tensors[plan_->inputs[pos]];
     if (t.isList()) {
-      lists_[plan_->inputs[pos]] = listFromValue(strCat("set_input('", t.name, "')"), listType(t), a[1]);
+      lists_[plan_->inputs[pos]] =
+          listFromValue(strCat("set_input('", t.name, "')"), listType(t), a[1]);
     } else {
       setInputArray(pos, a[1].asNDArray());
     }
@@ -572,11 +573,11 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
 
   std::shared_ptr<const GraphPlan> plan_;
   std::vector<NDArray> storages_;
-  std::vector<bool> bound_;       // per storage: a caller's buffer replaces it (zero-copy I/O)
-  std::vector<NDArray> tensors_;  // per tensor id: a view into a storage, or a parameter
+  std::vector<bool> bound_;        // per storage: a caller's buffer replaces it (zero-copy I/O)
+  std::vector<NDArray> tensors_;   // per tensor id: a view into a storage, or a parameter
   std::vector<TensorList> lists_;  // per tensor id of a sequence or optional: its value
-  std::vector<void*> args_;       // every kernel's argument pointers, back to back
-  std::vector<size_t> argStart_;  // per kernel: where its arguments start in args_
+  std::vector<void*> args_;        // every kernel's argument pointers, back to back
+  std::vector<size_t> argStart_;   // per kernel: where its arguments start in args_
   std::map<int64_t, NDArray> runTimeBuffers_;  // per run-time sized tensor: its memory so far
   std::map<std::pair<size_t, size_t>, NDArray> scratch_;  // (kernel, output): omitted outputs
   // (kernel, body): control-flow bodies, made on first use; dropped when the weights change.

@@ -122,8 +122,8 @@ class PlanReader {
   // A sequence or optional: sized at run time, its tensors' dims -1 (unknown) or >= 0.
   static void checkList(const GraphTensor& g) {
     if (!g.dynamic()) {
-      throw Error(strCat("'", g.name, "' is a ", valueKindName(g.kind),
-                         " but has storage ", g.storage, "; expected -2 (sized at run time)"));
+      throw Error(strCat("'", g.name, "' is a ", valueKindName(g.kind), " but has storage ",
+                         g.storage, "; expected -2 (sized at run time)"));
     }
     for (int64_t d : g.shape) {
       if (d < kDynamicDim) throw Error(strCat("dimension ", d, " of '", g.name, "' is invalid"));

@@ -11,19 +11,17 @@ namespace {
 
 // Each alternative's name with its article, in the variant's order.
 constexpr const char* kArticleNames[] = {
-    "none",       "a bool",   "an int",     "a float",      "a string", "bytes",
-    "an NDArray", "a Device", "a DataType", "a Json value", "a Module", "a PackedFunc",
-    "a TensorList"};
-constexpr const char* kTypeNames[] = {"none",     "bool",  "int",     "float",
-                                      "string",   "bytes", "NDArray", "Device",
-                                      "DataType", "Json",  "Module",  "PackedFunc",
-                                      "TensorList"};
+    "none",     "a bool",       "an int",      "a float",    "a string",
+    "bytes",    "an NDArray",   "a Device",    "a DataType", "a Json value",
+    "a Module", "a PackedFunc", "a TensorList"};
+constexpr const char* kTypeNames[] = {"none",   "bool",       "int",       "float",    "string",
+                                      "bytes",  "NDArray",    "Device",    "DataType", "Json",
+                                      "Module", "PackedFunc", "TensorList"};
 
 // Each alternative's KilnTypeCode, in the variant's order.
-constexpr int32_t kTypeCodes[] = {kKilnNone,     kKilnBool,  kKilnInt,    kKilnFloat,
-                                  kKilnString,   kKilnBytes, kKilnTensor, kKilnDevice,
-                                  kKilnDataType, kKilnJson,  kKilnModule, kKilnFunction,
-                                  kKilnTensorList};
+constexpr int32_t kTypeCodes[] = {
+    kKilnNone,   kKilnBool,     kKilnInt,  kKilnFloat,  kKilnString,   kKilnBytes,     kKilnTensor,
+    kKilnDevice, kKilnDataType, kKilnJson, kKilnModule, kKilnFunction, kKilnTensorList};
 
 }  // namespace
 

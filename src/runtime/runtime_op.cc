@@ -112,7 +112,9 @@ const TensorList& RuntimeOpContext::listInput(size_t i) const {
   throw Error(strCat(label(), ": input ", i, " is a tensor, not a sequence or optional"));
 }
 
-void RuntimeOpContext::setListOutput(size_t i, TensorList /*value*/) {
+// By value in the interface: an implementation moves the list in.
+void RuntimeOpContext::setListOutput(
+    size_t i, TensorList /*value*/) {  // NOLINT(performance-unnecessary-value-param)
   throw Error(strCat(label(), ": output ", i, " is a tensor, not a sequence or optional"));
 }
 

@@ -239,12 +239,11 @@ Result runTestCli(const fs::path& dir, const fs::path& work, const std::string& 
       runtime::ValueKind kind = static_cast<size_t>(i) < outInfo.size()
                                     ? kindOf(outInfo[static_cast<size_t>(i)])
                                     : runtime::ValueKind::kTensor;
-      std::string diff =
-          kind != runtime::ValueKind::kTensor
-              ? compareLists(frontend::onnx::loadListProto(got.string(), kind),
-                             frontend::onnx::loadListProto(want.string(), kind))
-              : compare(frontend::onnx::loadTensorProto(got.string()),
-                        frontend::onnx::loadTensorProto(want.string()));
+      std::string diff = kind != runtime::ValueKind::kTensor
+                             ? compareLists(frontend::onnx::loadListProto(got.string(), kind),
+                                            frontend::onnx::loadListProto(want.string(), kind))
+                             : compare(frontend::onnx::loadTensorProto(got.string()),
+                                       frontend::onnx::loadTensorProto(want.string()));
       if (!diff.empty()) {
         return {Outcome::kWrong, strCat(set.filename().string(), " output ", i, ": ", diff)};
       }

@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "kiln/driver/compile.h"
+#include "kiln/ir/parser.h"
 #include "model_builder.h"
 
 namespace kiln::test {
@@ -25,6 +27,13 @@ KilnValue textValue(const std::string& s) {
   KilnValue x{};
   x.type_code = kKilnString;
   x.v.v_str = {s.data(), s.size()};
+  return x;
+}
+
+KilnValue cpuDevice() {
+  KilnValue x{};
+  x.type_code = kKilnDevice;
+  x.v.v_device = {kDLCPU, 0};
   return x;
 }
 
@@ -49,10 +58,7 @@ TEST(CApi, RunsACompiledModel) {
   EXPECT_EQ(kiln_api_version(), KILN_C_API_VERSION);
   KilnModuleHandle lib = nullptr;
   ASSERT_EQ(kiln_module_load(path.c_str(), &lib), 0) << kiln_get_last_error();
-  KilnValue device{};
-  device.type_code = kKilnDevice;
-  device.v.v_device = {kDLCPU, 0};
-  KilnValue exec = call(lib, "default", {device});
+  KilnValue exec = call(lib, "default", {cpuDevice()});
   ASSERT_EQ(exec.type_code, kKilnModule);
   kiln_module_free(lib);  // the executor keeps the library alive
 
@@ -87,6 +93,64 @@ TEST(CApi, RunsACompiledModel) {
   ASSERT_EQ(info.type_code, kKilnJson);
   EXPECT_NE(std::string(info.v.v_str.data, info.v.v_str.size).find("float32"), std::string::npos);
   kiln_value_release(&info);
+  kiln_value_release(&exec);
+}
+
+// A sequence in and out: kKilnTensorList arguments borrow the caller's tensors; a list result
+// owns copies until kiln_value_release.
+TEST(CApi, SequencesCrossAsTensorLists) {
+  auto graph = ir::parseGraph(R"(graph rev(%s: seq(float32[?])) opset 16 {
+  %p = const int64[] [0]
+  %last = SequenceAt(%s, %p)
+  %t = SequenceInsert(%s, %last)
+  return %t
+})");
+  std::string path = scratchDir() + "/seq.so";
+  driver::compileGraph(*graph, path, {});
+  KilnModuleHandle lib = nullptr;
+  ASSERT_EQ(kiln_module_load(path.c_str(), &lib), 0) << kiln_get_last_error();
+  KilnValue exec = call(lib, "default", {cpuDevice()});
+  kiln_module_free(lib);
+
+  std::vector<float> a = {1, 2, 3}, b = {4};
+  int64_t sa[] = {3}, sb[] = {1};
+  DLTensor ta{}, tb{};
+  for (auto [t, data, shape] : {std::tuple{&ta, a.data(), sa}, std::tuple{&tb, b.data(), sb}}) {
+    t->data = data;
+    t->device = {kDLCPU, 0};
+    t->ndim = 1;
+    t->dtype = {kDLFloat, 32, 1};
+    t->shape = shape;
+  }
+  DLTensor* items[] = {&ta, &tb};
+  KilnValue list{};
+  list.type_code = kKilnTensorList;
+  list.v.v_list = {items, 2};
+  call(exec.v.v_module, "set_input", {intValue(0), list});
+  call(exec.v.v_module, "run", {});
+  KilnValue out = call(exec.v.v_module, "get_output", {intValue(0)});
+  ASSERT_EQ(out.type_code, kKilnTensorList);
+  ASSERT_EQ(out.v.v_list.size, 3);
+  const DLTensor* third = out.v.v_list.items[2];
+  ASSERT_EQ(third->shape[0], 3);
+  EXPECT_EQ(std::vector<float>(static_cast<const float*>(third->data),
+                               static_cast<const float*>(third->data) + 3),
+            a);
+  kiln_value_release(&out);
+  EXPECT_EQ(out.type_code, kKilnNone);
+
+  KilnFunctionHandle f = nullptr;
+  ASSERT_EQ(kiln_module_get_function(exec.v.v_module, "set_input", &f), 0);
+  KilnValue bad{};
+  bad.type_code = kKilnTensorList;
+  bad.v.v_list = {nullptr, 2};
+  KilnValue args[] = {intValue(0), bad};
+  KilnValue result{};
+  EXPECT_EQ(kiln_function_call(f, args, 2, &result), -1);
+  EXPECT_NE(std::string(kiln_get_last_error()).find("a tensor list of size 2 with NULL items"),
+            std::string::npos)
+      << kiln_get_last_error();
+  kiln_function_free(f);
   kiln_value_release(&exec);
 }
 

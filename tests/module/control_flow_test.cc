@@ -58,16 +58,6 @@ const char* kScan = R"(graph scan(%s0: float32[2], %x: float32[2,3]) opset 16 {
 }
 )";
 
-Module executorOf(const std::string& text, const std::string& name) {
-  std::unique_ptr<ir::Graph> g = ir::parseGraph(text);
-  std::string path = scratchDir() + "/" + name + ".so";
-  driver::compileGraph(*g, path, {});
-  return runtime::loadModule(path)["default"](Device::cpu()).asModule();
-}
-
-NDArray int64Scalar(int64_t v) { return NDArray::fromBytes({}, DataType::int64(), &v, 8); }
-NDArray boolScalar(bool v) { return NDArray::fromBytes({}, DataType::boolean(), &v, 1); }
-
 TEST(ControlFlow, TheTextOfABodyRoundTrips) {
   for (const char* text : {kLoop, kIf, kScan}) {
     std::string printed = ir::printGraph(*ir::parseGraph(text));
@@ -77,7 +67,7 @@ TEST(ControlFlow, TheTextOfABodyRoundTrips) {
 }
 
 TEST(ControlFlow, LoopCarriesValuesAndStacksScanOutputs) {
-  Module ex = executorOf(kLoop, "loop");
+  Module ex = executorOfText(kLoop, "loop");
   std::vector<float> x = {1, -2, 0.5f, 3}, acc0 = {0, 1, 2, 3};
   ex["set_input"]("x", toArray(x, {4}));
   ex["set_input"]("acc0", toArray(acc0, {4}));
@@ -99,7 +89,7 @@ TEST(ControlFlow, LoopCarriesValuesAndStacksScanOutputs) {
 }
 
 TEST(ControlFlow, IfRunsTheChosenBranchWithItsOwnShape) {
-  Module ex = executorOf(kIf, "if");
+  Module ex = executorOfText(kIf, "if");
   std::vector<float> x = {1, -2, 0.5f, 3};
   ex["set_input"]("x", toArray(x, {4}));
   ex["set_input"]("c", boolScalar(true));
@@ -113,7 +103,7 @@ TEST(ControlFlow, IfRunsTheChosenBranchWithItsOwnShape) {
 }
 
 TEST(ControlFlow, ScanRunsReversedAlongAnAxis) {
-  Module ex = executorOf(kScan, "scan");
+  Module ex = executorOfText(kScan, "scan");
   std::vector<float> x = {1, 2, 3, 10, 20, 30};  // rows [1,2,3] and [10,20,30]
   ex["set_input"]("s0", toArray({100, 200}, {2}));
   ex["set_input"]("x", toArray(x, {2, 3}));

@@ -9,7 +9,9 @@
 #include <fstream>
 #include <random>
 
+#include "kiln/driver/compile.h"
 #include "kiln/ir/op_registry.h"
+#include "kiln/ir/parser.h"
 #include "kiln/support/error.h"
 
 namespace kiln::test {
@@ -97,6 +99,21 @@ std::string scratchDir() {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
+}
+
+runtime::Module executorOfText(const std::string& text, const std::string& name) {
+  std::unique_ptr<ir::Graph> g = ir::parseGraph(text);
+  std::string path = scratchDir() + "/" + name + ".so";
+  driver::compileGraph(*g, path, {});
+  return runtime::loadModule(path)["default"](runtime::Device::cpu()).asModule();
+}
+
+runtime::NDArray int64Scalar(int64_t v) {
+  return runtime::NDArray::fromBytes({}, runtime::DataType::int64(), &v, sizeof v);
+}
+
+runtime::NDArray boolScalar(bool v) {
+  return runtime::NDArray::fromBytes({}, runtime::DataType::boolean(), &v, sizeof v);
 }
 
 namespace {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kiln/ir/graph.h"
+#include "kiln/runtime/module.h"
 #include "kiln/runtime/ndarray.h"
 
 namespace kiln::test {
@@ -35,6 +36,10 @@ std::string errorOf(const std::function<void()>& f);
 
 // A folder for the running test's files, empty on entry.
 std::string scratchDir();
+// An executor of the model TEXT (the text IR), compiled into scratchDir()/NAME.so.
+runtime::Module executorOfText(const std::string& text, const std::string& name);
+runtime::NDArray int64Scalar(int64_t v);
+runtime::NDArray boolScalar(bool v);
 // Resident memory of this process (VmRSS), in bytes.
 int64_t residentBytes();
 // Its anonymous part (RssAnon: the heap, copies), in bytes.

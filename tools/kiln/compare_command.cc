@@ -50,7 +50,8 @@ std::vector<runtime::NDArray> readInputs(const CompareArgs& args, const ir::Grap
   } else {
     forEachInput(args.inputs, info, [&](const std::string& name, const runtime::Value& v) {
       if (!v.isNDArray()) {
-        throw Error(strCat("input '", name, "' is a sequence or optional; kiln compare checks "
+        throw Error(strCat("input '", name,
+                           "' is a sequence or optional; kiln compare checks "
                            "models whose inputs are tensors"));
       }
       named.emplace_back(name, v.asNDArray());

@@ -31,8 +31,7 @@ std::string bytesText(int64_t bytes) {
 void printTensors(const char* title, const Json& list) {
   std::cout << "    " << title << ":\n";
   for (const Json& t : list.asArray()) {
-    std::cout << "      " << t.at("name").asString() << ": " << t.at("dtype").asString()
-              << runtime::shapeStr(shapeFromJson(t.at("shape"))) << "\n";
+    std::cout << "      " << t.at("name").asString() << ": " << describeType(t) << "\n";
   }
 }
 

@@ -33,29 +33,12 @@ runtime::Value asValue(runtime::TensorList list, runtime::ValueKind kind) {
   return runtime::Value(std::move(list));
 }
 
-std::string describeKind(const Json& input) {
-  runtime::ValueKind kind = kindOf(input);
-  std::string tensors = describe(input);
-  if (input.contains("unranked")) tensors = input.at("dtype").asString() + "[*]";
-  switch (kind) {
-    case runtime::ValueKind::kSequence:
-      return "seq(" + tensors + ")";
-    case runtime::ValueKind::kOptionalTensor:
-      return "opt(" + tensors + ")";
-    case runtime::ValueKind::kOptionalSequence:
-      return "opt(seq(" + tensors + "))";
-    case runtime::ValueKind::kTensor:
-      break;
-  }
-  return tensors;
-}
-
 void readFromNpz(const std::string& path, const Json& info, const InputSink& sink) {
   NamedArrays all = readNpz(path);
   for (const Json& input : info.asArray()) {
     const std::string& name = input.at("name").asString();
     if (kindOf(input) != runtime::ValueKind::kTensor) {
-      throw Error(strCat("model input '", name, "' is ", describeKind(input),
+      throw Error(strCat("model input '", name, "' is ", describeType(input),
                          "; an .npz holds tensors only: pass a folder of input_N.pb with a "
                          "SequenceProto or OptionalProto for it"));
     }
@@ -109,6 +92,23 @@ void fillWith(runtime::NDArray& a, const std::string& mode, std::mt19937_64& rng
 
 }  // namespace
 
+std::string describeType(const Json& input) {
+  runtime::ValueKind kind = kindOf(input);
+  std::string tensors = describe(input);
+  if (input.contains("unranked")) tensors = input.at("dtype").asString() + "[*]";
+  switch (kind) {
+    case runtime::ValueKind::kSequence:
+      return "seq(" + tensors + ")";
+    case runtime::ValueKind::kOptionalTensor:
+      return "opt(" + tensors + ")";
+    case runtime::ValueKind::kOptionalSequence:
+      return "opt(seq(" + tensors + "))";
+    case runtime::ValueKind::kTensor:
+      break;
+  }
+  return tensors;
+}
+
 runtime::ValueKind kindOf(const Json& info) {
   return info.contains("kind") ? runtime::parseValueKind(info.at("kind").asString())
                                : runtime::ValueKind::kTensor;
@@ -133,7 +133,7 @@ NamedArrays fillInputs(const std::string& mode, const Json& info, uint64_t seed)
   for (const Json& input : info.asArray()) {
     if (kindOf(input) != runtime::ValueKind::kTensor) {
       throw Error(strCat("--fill-mode cannot make model input '", input.at("name").asString(),
-                         "', which is ", describeKind(input),
+                         "', which is ", describeType(input),
                          "; pass --inputs with a folder of input_N.pb"));
     }
     runtime::DataType t = runtime::DataType::parse(input.at("dtype").asString());
@@ -165,7 +165,7 @@ void saveOutputs(const std::string& path, const Outputs& outputs) {
     for (size_t i = 0; i < outputs.values.size(); ++i) {
       if (kindOf(info[i]) != runtime::ValueKind::kTensor) {
         throw Error(strCat("--outputs '", path, "': output '", info[i].at("name").asString(),
-                           "' is ", describeKind(info[i]),
+                           "' is ", describeType(info[i]),
                            "; an .npz holds tensors only: write a folder of output_N.pb"));
       }
       arrays.emplace_back(info[i].at("name").asString(), outputs.values[i].asNDArray());
@@ -182,7 +182,7 @@ void saveOutputs(const std::string& path, const Outputs& outputs) {
       frontend::onnx::saveTensorProto(v.asNDArray(), name, file);
       continue;
     }
-    runtime::TensorList list = v.isNone()       ? runtime::TensorList::noValue()
+    runtime::TensorList list = v.isNone()      ? runtime::TensorList::noValue()
                                : v.isNDArray() ? runtime::TensorList{{v.asNDArray()}, false}
                                                : v.asTensorList();
     frontend::onnx::saveListProto(list, kind, name, file);

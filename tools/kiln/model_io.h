@@ -33,6 +33,8 @@ struct Outputs {
 void saveOutputs(const std::string& path, const Outputs& outputs);
 // "float32[1,1000]", "seq of 2 tensors (int64[3], int64[4])", "none": one output for the console.
 std::string describeOutput(const runtime::Value& value);
+// "float32[1,3]", "seq(int64[*])": an input's or output's type from its info entry.
+std::string describeType(const Json& info);
 // The kind of an input or output from its get_input_info / get_output_info entry.
 runtime::ValueKind kindOf(const Json& info);
 

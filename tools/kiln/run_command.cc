@@ -180,8 +180,8 @@ void runModel(const RunArgs& args) {
   }
   if (args.printTop > 0) {
     if (!outputs.values.at(0).isNDArray()) {
-      throw Error(strCat("--print-top reads output 0, which is ",
-                         describeOutput(outputs.values[0]), "; it needs a tensor"));
+      throw Error(strCat("--print-top reads output 0, which is ", describeOutput(outputs.values[0]),
+                         "; it needs a tensor"));
     }
     printTop(outputs.values[0].asNDArray(), args.printTop);
   }

@@ -49,8 +49,9 @@ ir::AttrValue convertOne(const AttributeProto& a, const std::string& what) {
   std::string name = AttributeProto::AttributeType_IsValid(kind)
                          ? AttributeProto::AttributeType_Name(kind)
                          : strCat("<invalid kind ", static_cast<int>(kind), ">");
-  throw Error(strCat(what, " is of kind ", name,
-                     "; kiln supports INT, FLOAT, STRING, TENSOR, INTS, FLOATS, STRINGS and TYPE_PROTO"));
+  throw Error(
+      strCat(what, " is of kind ", name,
+             "; kiln supports INT, FLOAT, STRING, TENSOR, INTS, FLOATS, STRINGS and TYPE_PROTO"));
 }
 
 }  // namespace

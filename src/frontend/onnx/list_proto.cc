@@ -26,11 +26,13 @@ Proto parseAs(const std::vector<uint8_t>& bytes, const std::string& source, cons
 }
 
 TensorList fromSequence(const ::onnx::SequenceProto& seq, const std::string& source) {
-  bool tensors = seq.elem_type() == ::onnx::SequenceProto::TENSOR ||
-                 (seq.elem_type() == ::onnx::SequenceProto::UNDEFINED && seq.tensor_values_size() == 0);
+  bool tensors =
+      seq.elem_type() == ::onnx::SequenceProto::TENSOR ||
+      (seq.elem_type() == ::onnx::SequenceProto::UNDEFINED && seq.tensor_values_size() == 0);
   if (!tensors || seq.sparse_tensor_values_size() || seq.sequence_values_size() ||
       seq.map_values_size() || seq.optional_values_size()) {
-    throw Error(strCat("'", source, "' holds a sequence of something other than tensors (elem_type ",
+    throw Error(strCat("'", source,
+                       "' holds a sequence of something other than tensors (elem_type ",
                        seq.elem_type(), "); kiln supports sequences of tensors"));
   }
   TensorList list;
@@ -54,14 +56,13 @@ TensorList fromOptional(const ::onnx::OptionalProto& opt, const std::string& sou
     return TensorList{{tensorFromProto(opt.tensor_value(), strCat("the tensor of '", source, "'"))},
                       false};
   }
-  if (kind == ValueKind::kOptionalSequence &&
-      opt.elem_type() == ::onnx::OptionalProto::SEQUENCE && opt.has_sequence_value()) {
+  if (kind == ValueKind::kOptionalSequence && opt.elem_type() == ::onnx::OptionalProto::SEQUENCE &&
+      opt.has_sequence_value()) {
     return fromSequence(opt.sequence_value(), source);
   }
-  throw Error(strCat("'", source, "' holds an optional of elem_type ", opt.elem_type(),
-                     "; expected an optional ",
-                     kind == ValueKind::kOptionalTensor ? "tensor (1)" : "sequence (3)",
-                     " or an empty one (0)"));
+  throw Error(strCat(
+      "'", source, "' holds an optional of elem_type ", opt.elem_type(), "; expected an optional ",
+      kind == ValueKind::kOptionalTensor ? "tensor (1)" : "sequence (3)", " or an empty one (0)"));
 }
 
 }  // namespace

@@ -37,8 +37,9 @@ void tensorToProto(const ir::TensorType& t, ::onnx::TypeProto::Tensor* out) {
 
 ir::TensorType sequenceFromProto(const ::onnx::TypeProto::Sequence& s, const std::string& what) {
   if (!s.has_elem_type() || !s.elem_type().has_tensor_type()) {
-    throw Error(strCat(what, " is a sequence of something other than tensors; kiln supports "
-                             "sequences of tensors"));
+    throw Error(strCat(what,
+                       " is a sequence of something other than tensors; kiln supports "
+                       "sequences of tensors"));
   }
   return ir::TensorType::sequenceOf(tensorFromProto(s.elem_type().tensor_type(), what));
 }
@@ -61,8 +62,9 @@ ir::TensorType typeFromProto(const ::onnx::TypeProto& type, const std::string& w
       return ir::TensorType::optionalOf(sequenceFromProto(elem.sequence_type(), what));
     }
   }
-  throw Error(strCat(what, " is neither a tensor, a sequence of tensors nor an optional of one "
-                           "(maps and sparse tensors are not supported)"));
+  throw Error(strCat(what,
+                     " is neither a tensor, a sequence of tensors nor an optional of one "
+                     "(maps and sparse tensors are not supported)"));
 }
 
 ::onnx::TypeProto typeToProto(const ir::TensorType& type) {

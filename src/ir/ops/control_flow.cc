@@ -153,7 +153,8 @@ void inferLoop(Node& node) {
     fail(node, "has ", node.outputs.size(), " outputs for ", carried, " loop-carried values");
   }
   std::vector<TensorType> outs = bodyOutputTypes(g);
-  if (!typeFits({DataType::boolean(), {}}, outs[0]) && !typeFits({DataType::boolean(), {1}}, outs[0])) {
+  if (!typeFits({DataType::boolean(), {}}, outs[0]) &&
+      !typeFits({DataType::boolean(), {1}}, outs[0])) {
     fail(node, "body output 0 (the condition) is ", outs[0].str(), "; expected bool");
   }
   for (size_t j = 0; j < carried; ++j) {
@@ -308,7 +309,8 @@ std::vector<TensorType> widenCarried(const std::string& label, const std::string
     std::optional<TensorType> joined = joinTypes(t, next);
     if (!joined) {
       throw Error(strCat(label, ": loop-carried value ", j, " enters the body as ", t.str(),
-                         " but leaves it as ", next.str(), "; kiln needs one kind, dtype and rank"));
+                         " but leaves it as ", next.str(),
+                         "; kiln needs one kind, dtype and rank"));
     }
     t = *joined;
   }

@@ -107,7 +107,8 @@ int64_t pieceSize(const Node& node, int64_t dim) {
   if (dim != kUnknown && total != dim) {
     fail(node, "split ", listStr(*split), " sums to ", total, "; the axis has ", dim);
   }
-  bool even = std::all_of(split->begin(), split->end(), [&](int64_t n) { return n == split->front(); });
+  bool even =
+      std::all_of(split->begin(), split->end(), [&](int64_t n) { return n == split->front(); });
   return even ? split->front() : kUnknown;
 }
 
@@ -173,8 +174,7 @@ void inferOptionalGetElement(Node& node) {
   setOutput(node, 0, runtime::isOptional(t.kind) ? t.element() : t);
 }
 
-OpDef sequenceOp(const char* name, int minInputs, int maxInputs, int since,
-                 void (*infer)(Node&)) {
+OpDef sequenceOp(const char* name, int minInputs, int maxInputs, int since, void (*infer)(Node&)) {
   return {.name = name,
           .minInputs = minInputs,
           .maxInputs = maxInputs,

@@ -157,5 +157,52 @@ TEST(TensorProto, StringTensorsAreUnsupported) {
   }
 }
 
+// Sequences and optionals: SequenceProto and OptionalProto files round trip for every kind, and
+// a file of another kind is refused naming it.
+TEST(ListProto, EveryKindRoundTrips) {
+  std::mt19937 rng(5);
+  NDArray a = randomArray({2, 3}, DataType::float32(), rng);
+  NDArray b = randomArray({4}, DataType::float32(), rng);
+  using runtime::TensorList;
+  using runtime::ValueKind;
+  struct Case {
+    ValueKind kind;
+    TensorList list;
+  };
+  std::vector<Case> cases = {{ValueKind::kSequence, {{a, b}, false}},
+                             {ValueKind::kSequence, {{}, false}},
+                             {ValueKind::kOptionalTensor, {{b}, false}},
+                             {ValueKind::kOptionalTensor, TensorList::noValue()},
+                             {ValueKind::kOptionalSequence, {{a}, false}},
+                             {ValueKind::kOptionalSequence, TensorList::noValue()}};
+  for (size_t c = 0; c < cases.size(); ++c) {
+    std::string path = tempPath("list_" + std::to_string(c) + ".pb");
+    saveListProto(cases[c].list, cases[c].kind, "v", path);
+    TensorList back = loadListProto(path, cases[c].kind);
+    EXPECT_EQ(back.none, cases[c].list.none) << c;
+    ASSERT_EQ(back.items.size(), cases[c].list.items.size()) << c;
+    for (size_t k = 0; k < back.items.size(); ++k) {
+      EXPECT_TRUE(sameContents(back.items[k], cases[c].list.items[k])) << c << " " << k;
+    }
+    std::filesystem::remove(path);
+  }
+}
+
+TEST(ListProto, AnOptionalOfAnotherKindIsRefused) {
+  std::string path = tempPath("opt_seq.pb");
+  NDArray a = NDArray::empty({1}, DataType::float32());
+  saveListProto({{a}, false}, runtime::ValueKind::kOptionalSequence, "v", path);
+  try {
+    loadListProto(path, runtime::ValueKind::kOptionalTensor);
+    FAIL() << "an optional sequence was read as an optional tensor";
+  } catch (const Error& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("holds an optional of elem_type 3; expected an optional tensor (1)"),
+              std::string::npos)
+        << what;
+  }
+  std::filesystem::remove(path);
+}
+
 }  // namespace
 }  // namespace kiln::frontend::onnx

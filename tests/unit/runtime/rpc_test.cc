@@ -71,6 +71,14 @@ TEST_F(RpcTest, ValuesOfEveryTypeRoundTrip) {
   NDArray back = c->echo(Value(t)).asNDArray();
   ASSERT_EQ(back.shape(), t.shape());
   EXPECT_EQ(std::memcmp(back.data(), t.data(), t.nbytes()), 0);
+  TensorList list{{t, NDArray::empty({0}, DataType::int64())}, false};
+  TensorList listBack = c->echo(Value(list)).asTensorList();
+  ASSERT_EQ(listBack.items.size(), 2U);
+  EXPECT_FALSE(listBack.none);
+  EXPECT_EQ(std::memcmp(listBack.items[0].data(), t.data(), t.nbytes()), 0);
+  EXPECT_EQ(listBack.items[1].shape(), (Shape{0}));
+  EXPECT_EQ(listBack.items[1].dtype(), DataType::int64());
+  EXPECT_TRUE(c->echo(Value(TensorList::noValue())).asTensorList().none);
   Json info = c->info();
   EXPECT_EQ(info.at("protocol").asInt(), kProtocolVersion);
   EXPECT_FALSE(info.at("arch").asString().empty());
