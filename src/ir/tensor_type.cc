@@ -27,20 +27,7 @@ TensorType TensorType::element() const {
   return t;
 }
 
-std::string TensorType::str() const {
-  std::string tensor = dtype.str() + (unranked ? std::string("[*]") : runtime::shapeStr(shape));
-  switch (kind) {
-    case ValueKind::kTensor:
-      return tensor;
-    case ValueKind::kSequence:
-      return "seq(" + tensor + ")";
-    case ValueKind::kOptionalTensor:
-      return "opt(" + tensor + ")";
-    case ValueKind::kOptionalSequence:
-      return "opt(seq(" + tensor + "))";
-  }
-  return tensor;
-}
+std::string TensorType::str() const { return runtime::typeText(kind, dtype, shape, unranked); }
 
 std::optional<TensorType> joinTypes(const TensorType& a, const TensorType& b) {
   if (a.kind != b.kind || a.dtype != b.dtype) return std::nullopt;

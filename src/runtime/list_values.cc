@@ -5,20 +5,7 @@
 
 namespace kiln::runtime {
 
-std::string ListType::str() const {
-  std::string tensor = dtype.str() + (unranked ? std::string("[*]") : shapeStr(shape));
-  switch (kind) {
-    case ValueKind::kSequence:
-      return "seq(" + tensor + ")";
-    case ValueKind::kOptionalTensor:
-      return "opt(" + tensor + ")";
-    case ValueKind::kOptionalSequence:
-      return "opt(seq(" + tensor + "))";
-    case ValueKind::kTensor:
-      break;
-  }
-  return tensor;
-}
+std::string ListType::str() const { return typeText(kind, dtype, shape, unranked); }
 
 void checkList(const std::string& what, const ListType& type, const TensorList& value) {
   if (value.none) {
@@ -42,29 +29,23 @@ void checkList(const std::string& what, const ListType& type, const TensorList& 
 }
 
 TensorList listFromValue(const std::string& what, const ListType& type, const Value& value) {
-  TensorList list;
-  if (value.isNone()) {
-    list.none = true;
-  } else if (value.isNDArray() && type.kind == ValueKind::kOptionalTensor) {
-    list.items.push_back(value.asNDArray());
-  } else if (value.isTensorList() && holdsSequence(type.kind)) {
-    list = value.asTensorList();
-  } else {
+  bool fits = value.isNone() || (value.isNDArray() && type.kind == ValueKind::kOptionalTensor) ||
+              (value.isTensorList() && holdsSequence(type.kind));
+  if (!fits) {
     throw Error(strCat(what, ": expected ", type.str(), " (",
                        holdsSequence(type.kind) ? "a TensorList" : "an NDArray",
                        isOptional(type.kind) ? " or none" : "", "), got ", value.typeName()));
   }
+  TensorList list = valueToList(value);
   checkList(what, type, list);
   for (NDArray& a : list.items) a = a.clone();
   return list;
 }
 
 Value valueFromList(ValueKind kind, const TensorList& list) {
-  if (list.none) return Value();
-  if (kind == ValueKind::kOptionalTensor) return Value(list.items.at(0).clone());
-  TensorList copy;
-  for (const NDArray& a : list.items) copy.items.push_back(a.clone());
-  return Value(std::move(copy));
+  TensorList copy = list;
+  for (NDArray& a : copy.items) a = a.clone();
+  return listToValue(std::move(copy), kind);
 }
 
 }  // namespace kiln::runtime

@@ -69,6 +69,18 @@ const NDArray& Value::asNDArray() const {
   return std::get<NDArray>(v_);
 }
 
+Value listToValue(TensorList list, ValueKind kind) {
+  if (list.none) return Value();
+  if (kind == ValueKind::kOptionalTensor) return Value(list.items.at(0));
+  return Value(std::move(list));
+}
+
+TensorList valueToList(const Value& value) {
+  if (value.isNone()) return TensorList::noValue();
+  if (value.isNDArray()) return TensorList{{value.asNDArray()}, false};
+  return value.asTensorList();
+}
+
 const TensorList& Value::asTensorList() const {
   KILN_VALUE_EXPECT(isTensorList(), "a TensorList");
   return std::get<TensorList>(v_);

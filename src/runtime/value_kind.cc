@@ -28,6 +28,21 @@ ValueKind parseValueKind(const std::string& text) {
                      "'; expected tensor, sequence, optional_tensor or optional_sequence"));
 }
 
+std::string typeText(ValueKind kind, DataType dtype, const Shape& shape, bool unranked) {
+  std::string tensor = dtype.str() + (unranked ? std::string("[*]") : shapeStr(shape));
+  switch (kind) {
+    case ValueKind::kTensor:
+      break;
+    case ValueKind::kSequence:
+      return "seq(" + tensor + ")";
+    case ValueKind::kOptionalTensor:
+      return "opt(" + tensor + ")";
+    case ValueKind::kOptionalSequence:
+      return "opt(seq(" + tensor + "))";
+  }
+  return tensor;
+}
+
 std::string describeList(const TensorList& list) {
   if (list.none) return "none";
   constexpr size_t kShown = 4;

@@ -81,19 +81,6 @@ runtime::ValueKind kindOf(const Json& info) {
                                : runtime::ValueKind::kTensor;
 }
 
-// A sequence or optional as the executor takes it: none, an optional's tensor, or the list.
-runtime::Value asValue(const runtime::TensorList& list, runtime::ValueKind kind) {
-  if (list.none) return runtime::Value();
-  if (kind == runtime::ValueKind::kOptionalTensor) return runtime::Value(list.items.at(0));
-  return runtime::Value(list);
-}
-
-runtime::TensorList asList(const runtime::Value& v) {
-  if (v.isNone()) return runtime::TensorList::noValue();
-  if (v.isNDArray()) return runtime::TensorList{{v.asNDArray()}, false};
-  return v.asTensorList();
-}
-
 // compare() for each tensor of two lists of one kind.
 std::string compareLists(const runtime::TensorList& got, const runtime::TensorList& want) {
   if (got.none != want.none || got.items.size() != want.items.size()) {
@@ -114,7 +101,7 @@ std::string runDataSet(runtime::Module& ex, const fs::path& dataSet) {
     if (i < info.size() && kindOf(info[i]) != runtime::ValueKind::kTensor) {
       runtime::ValueKind kind = kindOf(info[i]);
       ex["set_input"](static_cast<int64_t>(i),
-                      asValue(frontend::onnx::loadListProto(in.string(), kind), kind));
+                      runtime::listToValue(frontend::onnx::loadListProto(in.string(), kind), kind));
       continue;
     }
     NDArray value = frontend::onnx::loadTensorProto(in.string());
@@ -132,8 +119,9 @@ std::string runDataSet(runtime::Module& ex, const fs::path& dataSet) {
                                   ? kindOf(outInfo[static_cast<size_t>(i)])
                                   : runtime::ValueKind::kTensor;
     if (kind != runtime::ValueKind::kTensor) {
-      std::string diff = compareLists(asList(ex["get_output"](static_cast<int64_t>(i))),
-                                      frontend::onnx::loadListProto(out.string(), kind));
+      std::string diff =
+          compareLists(runtime::valueToList(ex["get_output"](static_cast<int64_t>(i))),
+                       frontend::onnx::loadListProto(out.string(), kind));
       if (!diff.empty()) return strCat(dataSet.filename().string(), " output ", i, ": ", diff);
       continue;
     }

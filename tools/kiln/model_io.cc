@@ -26,13 +26,6 @@ std::string describe(const Json& input) {
   return strCat(input.at("dtype").asString(), runtime::shapeStr(shapeFromJson(input.at("shape"))));
 }
 
-// A sequence or optional as set_input takes it.
-runtime::Value asValue(runtime::TensorList list, runtime::ValueKind kind) {
-  if (list.none) return runtime::Value();
-  if (kind == runtime::ValueKind::kOptionalTensor) return runtime::Value(list.items.at(0));
-  return runtime::Value(std::move(list));
-}
-
 void readFromNpz(const std::string& path, const Json& info, const InputSink& sink) {
   NamedArrays all = readNpz(path);
   for (const Json& input : info.asArray()) {
@@ -65,7 +58,8 @@ void readFromFolder(const std::string& dir, const Json& info, const InputSink& s
     }
     runtime::ValueKind kind = kindOf(input);
     if (kind != runtime::ValueKind::kTensor) {
-      sink(input.at("name").asString(), asValue(frontend::onnx::loadListProto(file, kind), kind));
+      sink(input.at("name").asString(),
+           runtime::listToValue(frontend::onnx::loadListProto(file, kind), kind));
       continue;
     }
     runtime::DataType want = runtime::DataType::parse(input.at("dtype").asString());
@@ -93,20 +87,8 @@ void fillWith(runtime::NDArray& a, const std::string& mode, std::mt19937_64& rng
 }  // namespace
 
 std::string describeType(const Json& input) {
-  runtime::ValueKind kind = kindOf(input);
-  std::string tensors = describe(input);
-  if (input.contains("unranked")) tensors = input.at("dtype").asString() + "[*]";
-  switch (kind) {
-    case runtime::ValueKind::kSequence:
-      return "seq(" + tensors + ")";
-    case runtime::ValueKind::kOptionalTensor:
-      return "opt(" + tensors + ")";
-    case runtime::ValueKind::kOptionalSequence:
-      return "opt(seq(" + tensors + "))";
-    case runtime::ValueKind::kTensor:
-      break;
-  }
-  return tensors;
+  return runtime::typeText(kindOf(input), runtime::DataType::parse(input.at("dtype").asString()),
+                           shapeFromJson(input.at("shape")), input.contains("unranked"));
 }
 
 runtime::ValueKind kindOf(const Json& info) {
@@ -182,10 +164,7 @@ void saveOutputs(const std::string& path, const Outputs& outputs) {
       frontend::onnx::saveTensorProto(v.asNDArray(), name, file);
       continue;
     }
-    runtime::TensorList list = v.isNone()      ? runtime::TensorList::noValue()
-                               : v.isNDArray() ? runtime::TensorList{{v.asNDArray()}, false}
-                                               : v.asTensorList();
-    frontend::onnx::saveListProto(list, kind, name, file);
+    frontend::onnx::saveListProto(runtime::valueToList(v), kind, name, file);
   }
 }
 

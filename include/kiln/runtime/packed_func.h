@@ -75,6 +75,12 @@ class Value {
 
 using Args = std::vector<Value>;
 
+// A sequence's or optional's value as packed functions pass it (KIND: its ValueKind): none for an
+// optional that holds nothing, the NDArray an optional tensor holds, else the TensorList; and the
+// list a Value of any of those forms stands for. Neither copies tensors.
+Value listToValue(TensorList list, ValueKind kind);
+TensorList valueToList(const Value& value);
+
 // A function taking and returning Values. An empty PackedFunc means "no such function".
 class PackedFunc {
  public:

@@ -29,6 +29,10 @@ inline bool holdsSequence(ValueKind k) {
   return k == ValueKind::kSequence || k == ValueKind::kOptionalSequence;
 }
 
+// "float32[2,?]", "seq(float32[?,3])", "opt(seq(int64[*]))": a value of KIND whose tensors are
+// DTYPE and SHAPE ("[*]" when UNRANKED); the text the IR, messages and `kiln inspect` use.
+std::string typeText(ValueKind kind, DataType dtype, const Shape& shape, bool unranked);
+
 // The run-time value of a sequence or optional: a sequence's tensors in order; an optional
 // tensor's one tensor; an optional sequence's tensors; or, for an optional, none. The tensors are
 // owned by the list (never views of an executor's planned memory) and never written after they

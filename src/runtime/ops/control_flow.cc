@@ -7,8 +7,6 @@
 namespace kiln::runtime::ops {
 namespace {
 
-size_t bytesOf(const NDArray& a) { return static_cast<size_t>(a.numel()) * a.dtype().bytes(); }
-
 int64_t rankOf(const NDArray& a) { return static_cast<int64_t>(a.shape().size()); }
 
 bool truth(const RuntimeOpContext& ctx, const NDArray& a, const char* what) {
@@ -16,12 +14,6 @@ bool truth(const RuntimeOpContext& ctx, const NDArray& a, const char* what) {
     fail(ctx, what, " is ", describe(a.shape(), a.dtype()), "; expected one bool");
   }
   return *static_cast<const bool*>(a.data());
-}
-
-NDArray copyToOutput(RuntimeOpContext& ctx, size_t i, const NDArray& v) {
-  NDArray y = ctx.output(i, v.shape());
-  if (bytesOf(v) != 0) std::memcpy(y.data(), v.data(), bytesOf(v));
-  return y;
 }
 
 // Tensors and lists (sequences, optionals) alike: the node's input J as body input I, body output
@@ -69,7 +61,7 @@ class Stack {
            shapeStr(shape_), " in iteration 0; a scan output stacks values of one shape");
     }
     const auto* p = static_cast<const char*>(v.data());
-    bytes_.insert(bytes_.end(), p, p + bytesOf(v));
+    bytes_.insert(bytes_.end(), p, p + v.nbytes());
     ++count_;
   }
   void write(RuntimeOpContext& ctx, size_t out, const Shape& declared) {
@@ -227,7 +219,7 @@ void runScan8(RuntimeOpContext& ctx, Subgraph& body, size_t m) {
       }
       Shape inner(x.shape().begin() + 1, x.shape().end());
       return x.view(inner, x.dtype(),
-                    static_cast<size_t>(b) * bytesOf(x) / static_cast<size_t>(batch));
+                    static_cast<size_t>(b) * x.nbytes() / static_cast<size_t>(batch));
     };
     for (size_t j = 0; j < n; ++j) p.states.push_back(entry(ctx.input(1 + j)));
     for (size_t s = 0; s < m; ++s) {
@@ -247,16 +239,16 @@ void runScan8(RuntimeOpContext& ctx, Subgraph& body, size_t m) {
       if (!outs[i].defined()) {
         shape.insert(shape.begin(), batch);
         outs[i] = ctx.output(out, shape);
-        std::memset(outs[i].data(), 0, bytesOf(outs[i]));
+        std::memset(outs[i].data(), 0, outs[i].nbytes());
       }
       Shape inner(outs[i].shape().begin() + 1, outs[i].shape().end());
       return outs[i].view(inner, outs[i].dtype(),
-                          static_cast<size_t>(b) * bytesOf(outs[i]) / static_cast<size_t>(batch));
+                          static_cast<size_t>(b) * outs[i].nbytes() / static_cast<size_t>(batch));
     };
     auto onState = [&](size_t j, const NDArray& v) {
       NDArray y = slot(stateOut, j, j, v.shape());
       if (y.shape() != v.shape()) fail(ctx, "state ", j, " changes shape across the batch");
-      std::memcpy(y.data(), v.data(), bytesOf(v));
+      std::memcpy(y.data(), v.data(), v.nbytes());
     };
     auto onScan = [&](size_t i, int64_t at, const NDArray& v) {
       Shape shape = v.shape();

@@ -149,6 +149,12 @@ NDArray takeSlices(RuntimeOpContext& ctx, const NDArray& x, const Shape& in, siz
   return y;
 }
 
+NDArray copyToOutput(RuntimeOpContext& ctx, size_t i, const NDArray& x) {
+  NDArray y = ctx.output(i, x.shape());
+  if (x.nbytes() != 0) std::memcpy(y.data(), x.data(), x.nbytes());
+  return y;
+}
+
 std::string listStr(const std::vector<int64_t>& v) {
   std::string s = "[";
   for (size_t i = 0; i < v.size(); ++i) s += strCat(i ? "," : "", v[i]);

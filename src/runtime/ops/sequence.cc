@@ -7,8 +7,6 @@
 namespace kiln::runtime::ops {
 namespace {
 
-size_t bytesOf(const NDArray& a) { return static_cast<size_t>(a.numel()) * a.dtype().bytes(); }
-
 // The position input I of a list of SIZE entries, in [-size, size - 1] (or [-size, size] when
 // INSERTING: at the end), as an index from the front.
 size_t position(const RuntimeOpContext& ctx, size_t i, size_t size, bool inserting) {
@@ -27,12 +25,6 @@ const TensorList& sequenceInput(const RuntimeOpContext& ctx, size_t i) {
     fail(ctx, "input ", i, " is a ", valueKindName(ctx.inputKind(i)), "; expected a sequence");
   }
   return ctx.listInput(i);
-}
-
-// Copies the bytes of X (any layout the runtime gives, always compact) into output I.
-void copyToOutput(RuntimeOpContext& ctx, size_t i, const NDArray& x) {
-  NDArray y = ctx.output(i, x.shape());
-  if (bytesOf(x) != 0) std::memcpy(y.data(), x.data(), bytesOf(x));
 }
 
 }  // namespace
@@ -170,10 +162,16 @@ void runOptionalHasElement(RuntimeOpContext& ctx) {
 
 void runOptionalGetElement(RuntimeOpContext& ctx) {
   ValueKind kind = ctx.inputKind(0);
-  if (kind == ValueKind::kTensor) return copyToOutput(ctx, 0, ctx.input(0));
+  if (kind == ValueKind::kTensor) {
+    copyToOutput(ctx, 0, ctx.input(0));
+    return;
+  }
   const TensorList& v = ctx.listInput(0);
   if (v.none) fail(ctx, "the optional input holds no value");
-  if (kind == ValueKind::kOptionalTensor) return copyToOutput(ctx, 0, v.items.at(0));
+  if (kind == ValueKind::kOptionalTensor) {
+    copyToOutput(ctx, 0, v.items.at(0));
+    return;
+  }
   ctx.setListOutput(0, v);
 }
 
