@@ -33,6 +33,10 @@ class TensorTable {
       if (v->type.unranked) t["unranked"] = true;
     }
     if (v->isConstant()) {
+      if (v->type.dtype.isString()) {
+        throw Error(strCat("constant '", v->name, "' is ", v->type.str(),
+                           "; kiln's weights are numeric: strings reach a model as inputs"));
+      }
       t["storage"] = -1;
       t["offset"] = 0;
       params_.push(Json(static_cast<int64_t>(tensors_.size())));
@@ -97,6 +101,9 @@ GraphExecutorModel buildGraphMetadata(const ir::Graph& graph,
       Json op;
       op["op"] = k.runtimeOp->op;
       op["attrs"] = k.runtimeOp->attrs;
+      Json dtypes = Json::Array{};
+      for (runtime::DataType t : k.runtimeOp->outputDtypes) dtypes.push(Json(t.str()));
+      op["output_dtypes"] = std::move(dtypes);
       if (!k.runtimeOp->bodies.isNull()) {
         op["formal_inputs"] = k.runtimeOp->formalInputs;
         op["bodies"] = k.runtimeOp->bodies;

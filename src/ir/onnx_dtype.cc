@@ -16,8 +16,8 @@ struct Entry {
   DataType type;
 };
 
-const std::array<Entry, 13>& table() {
-  static const std::array<Entry, 13> kTable = {{
+const std::array<Entry, 14>& table() {
+  static const std::array<Entry, 14> kTable = {{
       {1, "FLOAT", DataType::float32()},
       {2, "UINT8", DataType::uint8()},
       {3, "INT8", DataType::int8()},
@@ -25,6 +25,7 @@ const std::array<Entry, 13>& table() {
       {5, "INT16", {kDLInt, 16, 1}},
       {6, "INT32", DataType::int32()},
       {7, "INT64", DataType::int64()},
+      {8, "STRING", DataType::string()},
       {9, "BOOL", DataType::boolean()},
       {10, "FLOAT16", DataType::float16()},
       {11, "DOUBLE", DataType::float64()},
@@ -41,13 +42,12 @@ DataType dataTypeFromOnnx(int64_t code) {
   for (const Entry& e : table()) {
     if (e.code == code) return e.type;
   }
-  if (code == 8) throw Error("ONNX data type 8 (STRING) is not supported; expected a numeric type");
   if (code == 14 || code == 15) {
     throw Error(
         strCat("ONNX data type ", code, " (COMPLEX) is not supported; expected a real type"));
   }
   throw Error(strCat("ONNX data type code ", code,
-                     " is not supported; expected 1..7, 9..13 or 16 (FLOAT, UINT8, ... BFLOAT16)"));
+                     " is not supported; expected 1..13 or 16 (FLOAT, UINT8, ... BFLOAT16)"));
 }
 
 DataType dataTypeFromOnnxName(const std::string& name) {

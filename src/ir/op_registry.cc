@@ -45,6 +45,7 @@ std::shared_ptr<const OpRegistry> buildBuiltin() {
   ops::registerSpectralOps(add);
   ops::registerControlFlowOps(add);
   ops::registerSequenceOps(add);
+  ops::registerStringOps(add);
   return reg;
 }
 
@@ -150,8 +151,25 @@ void requireStaticInputs(const Node& node) {
   }
 }
 
+// An op that takes no string tensors, given one, says so.
+void requireNonStringInputs(const Node& node, const OpDef& def) {
+  if (def.stringValues) return;
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const Value* v = node.inputs[i];
+    if (v == nullptr || !v->type.dtype.isString()) continue;
+    std::string ops;
+    for (const std::string& name : opsOf(node).names()) {
+      if (opsOf(node).find(name)->stringValues) ops += (ops.empty() ? "" : ", ") + name;
+    }
+    throw Error(strCat(nodeLabel(node), ": input ", i, " '", v->name, "' is ", v->type.str(),
+                       "; kiln's '", node.op, "' takes no strings (ops that take strings: ", ops,
+                       ")"));
+  }
+}
+
 // An op that takes tensors only, given a sequence or optional, says so.
 void requireTensorInputs(const Node& node, const OpDef& def) {
+  requireNonStringInputs(node, def);
   if (def.listValues) return;
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     const Value* v = node.inputs[i];

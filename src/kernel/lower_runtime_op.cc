@@ -35,6 +35,7 @@ LoweredKernel lowerRuntimeOp(const FusedGroup& group, const std::string& symbol)
     k.args.push_back(read ? v : nullptr);
   }
   k.runtimeOp.emplace();
+  for (const ir::Value* v : node.outputs) k.runtimeOp->outputDtypes.push_back(v->type.dtype);
   k.runtimeOp->op = node.op;
   k.runtimeOp->attrs = ir::runtimeOpAttrs(node.attrs);
   return k;

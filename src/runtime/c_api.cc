@@ -28,6 +28,11 @@ thread_local std::string lastError;
 class TensorResults {
  public:
   DLTensor* hold(NDArray a) {
+    if (a.dtype().isString()) {
+      throw Error(strCat("a ", a.dtype().str(), shapeStr(a.shape()),
+                         " result cannot cross the C ABI, whose tensors are DLPack's (numbers "
+                         "only); read string tensors through the C++ API"));
+    }
     auto* dl = const_cast<DLTensor*>(a.dl());
     std::lock_guard<std::mutex> lock(mutex_);
     Held& h = held_[dl];

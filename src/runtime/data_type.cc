@@ -20,6 +20,7 @@ bool parseNumber(std::string_view text, unsigned& out) {
 }  // namespace
 
 DataType DataType::parse(const std::string& name) {
+  if (name == "string") return string();
   std::string_view base = name;
   unsigned lanes = 1;
   if (auto x = name.find('x'); x != std::string::npos) {
@@ -54,7 +55,7 @@ DataType DataType::parse(const std::string& name) {
   if (!known) {
     throw Error(strCat("unknown data type '", name,
                        "'; expected one of bool, int8..int64, uint8..uint64, float16/32/64, "
-                       "bfloat16, optionally with lanes (float32x8)"));
+                       "bfloat16, optionally with lanes (float32x8), or string"));
   }
   bool okBits = bits == 8 || bits == 16 || bits == 32 || bits == 64;
   if (!okBits || (t.code == kDLBfloat && bits != 16)) {
@@ -82,6 +83,9 @@ std::string DataType::str() const {
       break;
     case kDLBfloat:
       s = strCat("bfloat", int(bits));
+      break;
+    case kDLKilnString:
+      s = "string";
       break;
     default:
       s = strCat("type", int(code), "_", int(bits));

@@ -30,7 +30,7 @@ class DebugExecutorNode final : public ModuleNode {
     if (name == "get_node_output") {
       return PackedFunc([self](const Args& a) {
         checkArgCount("get_node_output", a, 2);
-        return Value(self->nodeOutput(a[0].asInt(), a[1].asInt()));
+        return self->nodeOutput(a[0].asInt(), a[1].asInt());
       });
     }
     PackedFunc f = graph_.getFunction(name);
@@ -48,7 +48,8 @@ class DebugExecutorNode final : public ModuleNode {
 
  private:
   // One run, kernel by kernel: per kernel its name, fused ops, start and duration in µs from the
-  // run's start, estimated flops and output tensors.
+  // run's start, estimated flops and output tensors (a sequence or optional also with its "kind"
+  // and "count", its number of tensors, -1 for none).
   Json profile(bool keepOutputs) {
     runner_->checkReady();
     using Clock = std::chrono::steady_clock;
@@ -72,11 +73,21 @@ class DebugExecutorNode final : public ModuleNode {
       for (size_t j = kernel.args.size() - kernel.numOutputs; j < kernel.args.size(); ++j) {
         if (kernel.args[j] < 0) continue;  // an output the model omits
         const GraphTensor& t = plan_->tensors[kernel.args[j]];
+        if (t.isList()) {
+          const TensorList& list = runner_->tensorList(kernel.args[j]);
+          Json info = tensorInfo(t.name, t.shape, t.dtype);
+          info["kind"] = valueKindName(t.kind);
+          info["count"] = list.none ? int64_t{-1} : static_cast<int64_t>(list.items.size());
+          outs.push(std::move(info));
+          // A list's tensors are never written once in it, so sharing them is a copy.
+          if (keepOutputs) outputs_[k].push_back(listToValue(list, t.kind));
+          continue;
+        }
         const NDArray& array = runner_->tensorArray(kernel.args[j]);
         // A run-time sized output is shown with the shape this run gave it.
         outs.push(tensorInfo(t.name, t.dynamic() ? array.shape() : t.shape, t.dtype));
         // Copied now: later kernels may reuse the storage.
-        if (keepOutputs) outputs_[k].push_back(array.clone());
+        if (keepOutputs) outputs_[k].push_back(Value(array.clone()));
       }
       row["outputs"] = std::move(outs);
       rows.push(std::move(row));
@@ -84,7 +95,7 @@ class DebugExecutorNode final : public ModuleNode {
     return rows;
   }
 
-  NDArray nodeOutput(int64_t k, int64_t j) const {
+  Value nodeOutput(int64_t k, int64_t j) const {
     if (k < 0 || static_cast<size_t>(k) >= outputs_.size()) {
       throw Error(strCat("get_node_output: kernel ", k, " has no kept outputs (",
                          outputs_.empty() ? "call profile(1) first"
@@ -101,7 +112,7 @@ class DebugExecutorNode final : public ModuleNode {
   std::shared_ptr<const GraphPlan> plan_;
   Module graph_;
   GraphKernelRunner* runner_ = nullptr;  // graph_'s, alive as long as graph_
-  std::vector<std::vector<NDArray>> outputs_;
+  std::vector<std::vector<Value>> outputs_;
 };
 
 }  // namespace

@@ -189,9 +189,11 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
   void bindStorage(const char* function, int64_t id, const NDArray& buffer, bool written) {
     const GraphTensor& t = plan_->tensors[id];
     if (t.dynamic()) {
-      throw Error(strCat(function, ": '", t.name, "' of model '", plan_->model, "' is ",
-                         describe(t.shape, t.dtype),
-                         ", sized at run time: read it with get_output after run()"));
+      throw Error(strCat(
+          function, ": '", t.name, "' of model '", plan_->model, "' is ",
+          describe(t.shape, t.dtype),
+          t.dtype.isString() ? ", whose strings the executor allocates" : ", sized at run time",
+          ": read it with get_output after run()"));
     }
     checkBindable(function, t.name, t.shape, t.dtype, buffer, written);
     bindStorage(id, buffer);
@@ -299,12 +301,13 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
     size_t numOutputs() const override { return kernel_.numOutputs; }
     DataType outputDtype(size_t i) const override {
       int64_t id = i < kernel_.numOutputs ? kernel_.args[inputs_ + i] : -1;
-      return id >= 0 ? ex_.plan_->tensors[id].dtype : DataType::int64();
+      if (id >= 0) return ex_.plan_->tensors[id].dtype;
+      return i < kernel_.outputDtypes.size() ? kernel_.outputDtypes[i] : DataType::int64();
     }
     NDArray output(size_t i, const Shape& shape) override {
       // An output past the model's last one is computed into scratch memory, like an omitted one.
       int64_t id = i < kernel_.numOutputs ? kernel_.args[inputs_ + i] : -1;
-      return ex_.runTimeOutput(k_, id, i, shape);
+      return ex_.runTimeOutput(k_, id, i, shape, outputDtype(i));
     }
     ValueKind inputKind(size_t i) const override {
       return hasInput(i) ? ex_.plan_->tensors[kernel_.args[i]].kind : ValueKind::kTensor;
@@ -412,12 +415,11 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
   }
 
   // Output J (tensor ID, -1 when the model omits it) of runtime op K, shaped SHAPE.
-  NDArray runTimeOutput(size_t k, int64_t id, size_t j, const Shape& shape) {
+  NDArray runTimeOutput(size_t k, int64_t id, size_t j, const Shape& shape, DataType dtype) {
     const GraphKernel& kernel = plan_->kernels[k];
-    if (id < 0) {  // an omitted output: computed into scratch memory, then dropped
+    if (id < 0) {  // an omitted output: computed into scratch memory of its dtype, then dropped
       NDArray& scratch = scratch_[{k, j}];
-      scratch = grown(scratch, shape, DataType::int64());
-      return scratch;
+      return grown(scratch, shape, dtype);
     }
     const GraphTensor& t = plan_->tensors[id];
     if (!shapeFits(t.shape, shape)) {
@@ -431,9 +433,12 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
 
   // A view of BUFFER as SHAPE/DTYPE, after replacing BUFFER by a larger one when it is too small.
   static NDArray grown(NDArray& buffer, const Shape& shape, DataType dtype) {
-    auto bytes = static_cast<int64_t>(shapeNumel(shape) * static_cast<int64_t>(dtype.bytes()));
-    if (!buffer.defined() || buffer.numel() < bytes) {
-      buffer = NDArray::empty({std::max<int64_t>(bytes, 1)}, DataType::uint8());
+    // Strings are kept as strings (constructed objects), anything else as bytes.
+    DataType unit = dtype.isString() ? dtype : DataType::uint8();
+    int64_t units =
+        shapeNumel(shape) * (dtype.isString() ? 1 : static_cast<int64_t>(dtype.bytes()));
+    if (!buffer.defined() || buffer.dtype() != unit || buffer.numel() < units) {
+      buffer = NDArray::empty({std::max<int64_t>(units, 1)}, unit);
     }
     return buffer.view(shape, dtype);
   }
@@ -465,6 +470,7 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
   }
 
   const NDArray& tensorArray(int64_t id) const override { return tensors_.at(id); }
+  const TensorList& tensorList(int64_t id) const override { return lists_.at(id); }
 
   void run() {
     checkReady();

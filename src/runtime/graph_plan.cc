@@ -108,6 +108,9 @@ class PlanReader {
         checkList(g);
       } else if (g.dynamic()) {
         checkRunTimeShape(g);
+      } else if (g.dtype.isString()) {
+        throw Error(strCat("'", g.name, "' is a string tensor but has storage ", g.storage,
+                           "; expected -2 (strings are allocated when written)"));
       } else {
         where_ = strCat("tensors[", i, "].shape");
         shapeNumel(g.shape);  // rejects negative and overflowing dimensions here
@@ -140,7 +143,7 @@ class PlanReader {
       if (d < kDynamicDim) throw Error(strCat("dimension ", d, " of '", g.name, "' is invalid"));
       unknown = unknown || d == kDynamicDim;
     }
-    if (!unknown) {
+    if (!unknown && !g.dtype.isString()) {  // strings are never planned, whatever their shape
       throw Error(strCat("tensor '", g.name,
                          "' has storage -2 (sized at run time) but a static "
                          "shape ",
@@ -237,7 +240,10 @@ class PlanReader {
         k.fn = reinterpret_cast<KilnKernelFn>(plan_.library->getSymbol(k.symbol));
       }
       readProfileFields(kernels[i], i, k);
-      if (runtimeOp) readBodies(kernels[i].at("runtime_op"), i, k);
+      if (runtimeOp) {
+        readOutputDtypes(kernels[i].at("runtime_op"), i, k);
+        readBodies(kernels[i].at("runtime_op"), i, k);
+      }
       where_ = strCat("kernels[", i, "].args");
       if (!runtimeOp) checkStaticArgs(k);
       plan_.totalArgs += k.args.size();
@@ -261,6 +267,18 @@ class PlanReader {
     k.symbol = "runtime:" + op;
     k.op = op;
     k.label = strCat(op, " '", k.name, "'");
+  }
+
+  // One dtype per output of a runtime op (optional: older libraries have none).
+  void readOutputDtypes(const Json& j, size_t i, GraphKernel& k) {
+    if (!j.contains("output_dtypes")) return;
+    where_ = strCat("kernels[", i, "].runtime_op.output_dtypes");
+    for (const Json& t : j.at("output_dtypes").asArray())
+      k.outputDtypes.push_back(DataType::parse(t.asString()));
+    if (k.outputDtypes.size() != k.numOutputs) {
+      throw Error(strCat("expected ", k.numOutputs, " dtypes, one per output; got ",
+                         k.outputDtypes.size()));
+    }
   }
 
   // A control-flow kernel's bodies, each a plan of its own over the same library.

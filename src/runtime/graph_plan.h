@@ -57,6 +57,9 @@ struct GraphKernel {
   std::string op;     // the runtime op's ONNX op type
   Json attrs;         // its attributes
   std::string label;  // "Reshape 'r1'", for the runtime op's errors
+  // The dtype of each of its outputs (those nothing reads, whose args are -1, included); empty
+  // in libraries from before it was written.
+  std::vector<DataType> outputDtypes;
   // Control flow: the node's formal inputs (the args before the captured values and weights),
   // and its bodies.
   size_t formalInputs = 0;
@@ -103,6 +106,8 @@ class GraphKernelRunner {
   virtual void callKernel(size_t k) = 0;
   // The array of tensor ID (a view of the executor's storage, a bound buffer or a weight).
   virtual const NDArray& tensorArray(int64_t id) const = 0;
+  // The value of tensor ID when it is a sequence or optional (see GraphTensor::isList).
+  virtual const TensorList& tensorList(int64_t id) const = 0;
 };
 
 // An executor module (typeKey "graph_executor") with its storages allocated on DEVICE. RUNNER,
@@ -112,7 +117,8 @@ Module makeGraphExecutor(std::shared_ptr<const GraphPlan> plan, const GraphParam
 
 // The debug executor (typeKey "debug_executor"): a graph executor with `profile(keep_outputs)`
 // (runs once, timing every kernel; returns one JSON row per kernel) and
-// `get_node_output(kernel, j)` (output J of KERNEL as the last profile with keep_outputs left it).
+// `get_node_output(kernel, j)` (output J of KERNEL as the last profile with keep_outputs left it:
+// an NDArray, or a TensorList for a sequence or optional).
 Module makeDebugExecutor(std::shared_ptr<const GraphPlan> plan, const GraphParams& params,
                          Device device);
 

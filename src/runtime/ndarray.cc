@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <new>
+#include <string>
 
 #include "kiln/support/error.h"
 
@@ -26,6 +28,15 @@ size_t byteSize(const Shape& shape, DataType dtype) {
 }
 
 std::string describe(const Shape& shape, DataType dtype) { return dtype.str() + shapeStr(shape); }
+
+// Strings are objects, not bytes: what refuses to treat them as bytes says so.
+void refuseStrings(const char* what, DataType dtype, const Shape& shape) {
+  if (dtype.isString()) {
+    throw Error(strCat(what, ": ", describe(shape, dtype),
+                       " holds string objects, which have no byte image; strings are read and "
+                       "written element by element (as std::string)"));
+  }
+}
 
 }  // namespace
 
@@ -117,13 +128,25 @@ NDArray NDArray::empty(const Shape& shape, DataType dtype, Device device) {
   if (rounded < nbytes) throw Error(strCat("cannot allocate ", nbytes, " bytes"));
   void* p = allocateAligned(rounded);
   if (!p) throw Error(strCat("cannot allocate ", nbytes, " bytes for ", describe(shape, dtype)));
+  std::shared_ptr<void> owner;
+  if (dtype.isString()) {
+    // Every slot holds a constructed (empty) string, so views anywhere in it are valid.
+    size_t slots = rounded / sizeof(std::string);
+    for (size_t i = 0; i < slots; ++i) new (static_cast<std::string*>(p) + i) std::string();
+    owner = std::shared_ptr<void>(p, [slots](void* q) {
+      for (size_t i = 0; i < slots; ++i) (static_cast<std::string*>(q) + i)->~basic_string();
+      std::free(q);
+    });
+  } else {
+    owner = std::shared_ptr<void>(p, std::free);
+  }
   NDArray a;
-  a.c_ = std::make_shared<Container>(std::shared_ptr<void>(p, std::free), rounded, p, 0, shape,
-                                     dtype, device);
+  a.c_ = std::make_shared<Container>(std::move(owner), rounded, p, 0, shape, dtype, device);
   return a;
 }
 
 NDArray NDArray::fromBytes(const Shape& shape, DataType dtype, const void* bytes, size_t size) {
+  refuseStrings("NDArray::fromBytes", dtype, shape);
   size_t expected = byteSize(shape, dtype);
   if (size != expected) {
     throw Error(strCat("NDArray::fromBytes: ", describe(shape, dtype), " needs ", expected,
@@ -136,6 +159,7 @@ NDArray NDArray::fromBytes(const Shape& shape, DataType dtype, const void* bytes
 
 NDArray NDArray::fromExternal(const Shape& shape, DataType dtype, const void* data, size_t size,
                               std::shared_ptr<const void> owner, bool readOnly) {
+  refuseStrings("NDArray::fromExternal", dtype, shape);
   size_t expected = byteSize(shape, dtype);
   if (size != expected) {
     throw Error(strCat("NDArray::fromExternal: ", describe(shape, dtype), " needs ", expected,
@@ -158,6 +182,7 @@ NDArray NDArray::fromDLPack(DLManagedTensor* tensor) {
   }
   Shape shape(t.shape, t.shape + t.ndim);
   DataType dtype = DataType::fromDL(t.dtype);
+  refuseStrings("NDArray::fromDLPack", dtype, shape);
   size_t nbytes = byteSize(shape, dtype);
   if (t.device.device_type != kDLCPU) {
     throw Error(strCat("NDArray::fromDLPack: expected a cpu tensor, got device type ",
@@ -204,7 +229,10 @@ Device NDArray::device() const {
 
 int64_t NDArray::numel() const { return shapeNumel(shape()); }
 
-size_t NDArray::nbytes() const { return byteSize(shape(), dtype()); }
+size_t NDArray::nbytes() const {
+  refuseStrings("NDArray::nbytes", dtype(), shape());
+  return byteSize(shape(), dtype());
+}
 
 void* NDArray::data() const {
   if (!c_) throw Error("use of a null NDArray");
@@ -250,6 +278,12 @@ void NDArray::copyFrom(const NDArray& src) {
                        ": it is a read-only view (weights mapped from an artifact or a params "
                        "file); clone() it first"));
   }
+  if (dtype().isString()) {
+    const auto* from = src.data<std::string>();
+    auto* to = data<std::string>();
+    if (from != to) std::copy(from, from + numel(), to);  // views of one buffer never overlap
+    return;
+  }
   size_t n = nbytes();
   if (n) std::memmove(data(), src.data(), n);
 }
@@ -270,6 +304,7 @@ struct ExportedTensor {
 
 DLManagedTensor* NDArray::toDLPack() const {
   if (!c_) throw Error("cannot export a null NDArray to DLPack");
+  refuseStrings("NDArray::toDLPack", dtype(), shape());
   auto* e = new ExportedTensor{};
   e->keep = c_;
   e->managed.dl_tensor = c_->dl;

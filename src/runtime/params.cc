@@ -100,8 +100,13 @@ std::string saveParams(const ParamList& params) {
   out.raw(kMagic, sizeof(kMagic));
   out.u64(params.size());
   for (const auto& [name, array] : params) {
-    out.str(name);
     DataType t = array.dtype();
+    if (t.isString()) {
+      throw Error(strCat("parameter '", name, "' is a string tensor (", t.str(),
+                         shapeStr(array.shape()),
+                         "); kiln's weights are numeric: strings reach a model as inputs"));
+    }
+    out.str(name);
     out.u8(t.code);
     out.u8(t.bits);
     out.u16(t.lanes);

@@ -32,6 +32,8 @@ const std::map<std::string, RuntimeOpFn>& table() {
       {"Unique", ops::runUnique},
       {"Unsqueeze", ops::runUnsqueeze},
       {"Cast", ops::runCast},
+      {"CastLike", ops::runCast},
+      {"StringNormalizer", ops::runStringNormalizer},
       {"Where", ops::runWhere},
       {"Resize", ops::runResize},
       {"Upsample", ops::runResize},

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "kiln/support/error.h"
+#include "kiln/support/utf8.h"
 
 namespace kiln {
 namespace {
@@ -192,24 +193,6 @@ class Parser {
     return v;
   }
 
-  static void appendUtf8(std::string& out, unsigned cp) {
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-  }
-
   unsigned parseUnicodeEscape() {
     size_t at = pos_;
     unsigned cp = parseHex4();
@@ -276,7 +259,7 @@ class Parser {
           out += '\t';
           break;
         case 'u':
-          appendUtf8(out, parseUnicodeEscape());
+          appendUtf8(out, static_cast<char32_t>(parseUnicodeEscape()));
           break;
         default:
           --pos_;

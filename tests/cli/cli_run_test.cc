@@ -1,7 +1,9 @@
 // The documented workflows of `kiln compile`, `kiln run` and `kiln inspect`, end to end.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -37,6 +39,88 @@ TEST(CliRun, TensorProtoFoldersMatchOnnxTestData) {
     runtime::NDArray want = frontend::onnx::loadTensorProto(data + "/test_data_set_0/output_0.pb");
     EXPECT_LE(maxAbsDiff(got, want), 1e-5) << name;
   }
+}
+
+// A model taking and giving a sequence: run, profiled, and dumped node by node.
+// DIR/model.so compiled from node test NAME's model; "" (and a failure) when it does not compile.
+std::string compiledNodeTest(const std::string& dir, const std::string& name) {
+  std::string so = dir + "/model.so";
+  CommandResult r = runKiln("compile " + nodeTestDir(name) + "/model.onnx -o " + so);
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  return r.exitCode == 0 ? so : "";
+}
+
+TEST(CliRun, SequencesInAndOut) {
+  std::string dir = scratchDir();
+  std::string data = nodeTestDir("test_sequence_insert_at_back");
+  std::string so = compiledNodeTest(dir, "test_sequence_insert_at_back");
+  ASSERT_FALSE(so.empty());
+  CommandResult r =
+      runKiln("run " + so + " --inputs " + data + "/test_data_set_0 --outputs " + dir + "/o");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  using runtime::ValueKind;
+  runtime::TensorList want =
+      frontend::onnx::loadListProto(data + "/test_data_set_0/output_0.pb", ValueKind::kSequence);
+  runtime::TensorList got =
+      frontend::onnx::loadListProto(dir + "/o/output_0.pb", ValueKind::kSequence);
+  ASSERT_EQ(got.items.size(), want.items.size());
+  ASSERT_GT(want.items.size(), 1u);
+  for (size_t i = 0; i < want.items.size(); ++i) {
+    ASSERT_EQ(got.items[i].dtype(), want.items[i].dtype()) << i;
+    ASSERT_EQ(got.items[i].shape(), want.items[i].shape()) << i;
+    EXPECT_EQ(std::memcmp(got.items[i].data(), want.items[i].data(), want.items[i].nbytes()), 0)
+        << i;
+  }
+
+  r = runKiln("run " + so + " --inputs " + data + "/test_data_set_0 --profile --repeat 2");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find(strCat("seq(", want.items.size(), ")")), std::string::npos) << r.output;
+
+  std::string dump = dir + "/nodes";
+  r = runKiln("run " + so + " --inputs " + data + "/test_data_set_0 --dump-outputs " + dump);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  // The sequence output gives one file per tensor: NNN_<node>_0_<i>.npy.
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dump))
+    files.push_back(entry.path().filename().string());
+  for (size_t i = 0; i < want.items.size(); ++i) {
+    std::string tail = strCat("_0_", i, ".npy");
+    EXPECT_TRUE(std::any_of(files.begin(), files.end(),
+                            [&](const std::string& f) {
+                              return f.size() > tail.size() &&
+                                     f.compare(f.size() - tail.size(), tail.size(), tail) == 0;
+                            }))
+        << tail << " in " << r.output;
+  }
+}
+
+// A model of strings, fed and read through .npz files NumPy writes and reads.
+TEST(CliRun, StringsThroughNpz) {
+  std::string dir = scratchDir();
+  std::string so =
+      compiledNodeTest(dir, "test_strnormalizer_export_monday_insensintive_upper_twodim");
+  ASSERT_FALSE(so.empty());
+  CommandResult r = runKiln("inspect " + so);
+  EXPECT_NE(r.output.find("string[1,6]"), std::string::npos) << r.output;
+  runPythonScript(dir, "in",
+                  "import numpy as np\n"
+                  "np.savez('" +
+                      dir +
+                      "/in.npz', x=np.array([['Monday', 'sunday', 'MONDAY', "
+                      "'\\u00e9t\\u00e9', 'x', 'monday']]))\n");
+  r = runKiln("run " + so + " --inputs " + dir + "/in.npz --outputs " + dir + "/out.npz");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  runPythonScript(dir, "out",
+                  "import numpy as np\n"
+                  "y = np.load('" +
+                      dir +
+                      "/out.npz')['y']\n"
+                      "assert y.tolist() == [['SUNDAY', '\\u00c9T\\u00c9', 'X']], y\n");
+  r = runKiln("run " + so);
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_NE(r.output.find("--fill-mode cannot make model input 'x', which is string[1,6]"),
+            std::string::npos)
+      << r.output;
 }
 
 TEST(CliRun, NpzInAndOut) {

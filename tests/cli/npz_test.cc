@@ -57,6 +57,45 @@ TEST(Npz, ReadsAndIsReadByNumpy) {
   EXPECT_EQ(std::system(("/usr/bin/python3 -c \"" + check + "\"").c_str()), 0);
 }
 
+// Text: NumPy's fixed-width unicode arrays become string arrays (UTF-8) and back, both ways.
+TEST(Npz, TextRoundTripsWithNumpy) {
+  std::string dir = scratchDir();
+  runPythonScript(dir, "write",
+                  "import numpy as np\n"
+                  "np.savez('" +
+                      dir + "/np.npz', s=np.array([['a', 'b\\u00e9'], ['', 'z\\U0001F600']]))\n");
+  cli::NamedArrays arrays = cli::readNpz(dir + "/np.npz");
+  ASSERT_EQ(arrays.size(), 1u);
+  const runtime::NDArray& s = arrays[0].second;
+  ASSERT_TRUE(s.dtype().isString());
+  EXPECT_EQ(s.shape(), (runtime::Shape{2, 2}));
+  EXPECT_EQ(s.data<std::string>()[1], "b\xc3\xa9");
+  EXPECT_EQ(s.data<std::string>()[2], "");
+  EXPECT_EQ(s.data<std::string>()[3], "z\xf0\x9f\x98\x80");
+
+  s.data<std::string>()[0] = "longer than before";
+  cli::writeNpz(dir + "/ours.npz", arrays);
+  runPythonScript(dir, "check",
+                  "import numpy as np\n"
+                  "d = np.load('" +
+                      dir +
+                      "/ours.npz')\n"
+                      "assert d['s'].dtype == np.dtype('<U18'), d['s'].dtype\n"
+                      "assert d['s'].tolist() == [['longer than before', 'b\\u00e9'], ['', "
+                      "'z\\U0001F600']], d['s']\n");
+  runtime::NDArray back = cli::parseNpy(cli::serializeNpy(s), "t.npy");
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(back.data<std::string>()[i], s.data<std::string>()[i]);
+
+  s.data<std::string>()[0] = "\xff";
+  try {
+    cli::serializeNpy(s);
+    FAIL() << "expected kiln::Error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("string element 0 is not valid UTF-8"), std::string::npos)
+        << e.what();
+  }
+}
+
 // numpy writes ZIP64 entries for arrays of 2 GiB and more; zipfile.ZIP64_LIMIT = 0 makes it do
 // so for small ones. Large stored arrays come back as views of the mapped file.
 TEST(Npz, ReadsZip64ArchivesAndLargeArraysWithoutCopies) {

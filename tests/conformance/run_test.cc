@@ -62,6 +62,13 @@ std::string compare(const NDArray& got, NDArray want) {
     return strCat("expected ", want.dtype().str(), runtime::shapeStr(want.shape()), ", got ",
                   got.dtype().str(), runtime::shapeStr(got.shape()));
   }
+  if (got.dtype().isString()) {  // strings are equal or not
+    for (int64_t i = 0; i < got.numel(); ++i) {
+      const std::string &g = got.data<std::string>()[i], &w = want.data<std::string>()[i];
+      if (g != w) return strCat("element ", i, ": expected '", w, "', got '", g, "'");
+    }
+    return "";
+  }
   std::string first;
   double worst = 0;
   for (int64_t i = 0; i < got.numel(); ++i) {

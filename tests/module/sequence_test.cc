@@ -180,6 +180,71 @@ TEST(Sequences, ALoopCarriesASequence) {
   }
 }
 
+// Optionals carried through a Loop that leave the body as the values they hold: a running sum
+// (opt(float32[3]) in, float32[3] out) and a growing sequence (opt(seq) in, seq out).
+const char* kOptionalCarry = R"(graph carry(%m: int64[], %x: float32[3]) opset 16 {
+  %sum0 = Optional(%x)
+  %empty = SequenceEmpty() {dtype=1}
+  %seq0 = Optional(%empty)
+  %sum, %seq = Loop[loop](%m, _, %sum0, %seq0, %x) {body=graph b(%i: int64[], %c: bool[], %o: opt(float32[3]), %os: opt(seq(float32[*])), %x: float32[3]) opset 16 {
+      %v = OptionalGetElement(%o)
+      %w = Add(%v, %x)
+      %s = OptionalGetElement(%os)
+      %s2 = SequenceInsert(%s, %w)
+      %cc = Identity(%c)
+      return %cc, %w, %s2
+    }, kiln.captured=1}
+  return %sum, %seq
+}
+)";
+
+TEST(Sequences, AnOptionalMayLeaveALoopBodyAsWhatItHolds) {
+  Module ex = executorOfText(kOptionalCarry, "optional_carry");
+  std::vector<float> x = {1, -2, 0.5f};
+  ex["set_input"]("x", toArray(x, {3}));
+  for (int64_t m : {3, 0}) {
+    ex["set_input"]("m", int64Scalar(m));
+    ex["run"]();
+    std::vector<float> want = x;
+    for (float& v : want) v *= static_cast<float>(m + 1);
+    EXPECT_EQ(toVector(ex["get_output"](0).asNDArray()), want) << m;
+    TensorList seq = ex["get_output"](1).asTensorList();
+    EXPECT_FALSE(seq.none);
+    ASSERT_EQ(seq.items.size(), static_cast<size_t>(m));
+    for (int64_t i = 0; i < m; ++i) {
+      std::vector<float> sum = x;
+      for (float& v : sum) v *= static_cast<float>(i + 2);
+      EXPECT_EQ(toVector(seq.items[static_cast<size_t>(i)]), sum) << "m=" << m << " i=" << i;
+    }
+  }
+}
+
+// An empty optional carried into a body that leaves a tensor: after no iteration the output,
+// typed as a tensor, has no value to give.
+const char* kNoneCarry = R"(graph none_carry(%m: int64[], %x: float32[3]) opset 16 {
+  %none = Optional() {type="float32[3]"}
+  %out = Loop[loop](%m, _, %none, %x) {body=graph b(%i: int64[], %c: bool[], %o: opt(float32[3]), %x: float32[3]) opset 16 {
+      %cc = Identity(%c)
+      %y = Identity(%x)
+      return %cc, %y
+    }, kiln.captured=1}
+  return %out
+}
+)";
+
+TEST(Sequences, AnEmptyOptionalCannotBecomeALoopsTensorOutput) {
+  Module ex = executorOfText(kNoneCarry, "none_carry");
+  EXPECT_FALSE(ex["get_output_info"]().asJson()[0].contains("kind"));  // a tensor
+  ex["set_input"]("x", toArray({1, 2, 3}, {3}));
+  ex["set_input"]("m", int64Scalar(2));
+  ex["run"]();
+  EXPECT_EQ(toVector(ex["get_output"](0).asNDArray()), (std::vector<float>{1, 2, 3}));
+  ex["set_input"]("m", int64Scalar(0));
+  std::string err = errorOf([&] { ex["run"](); });
+  EXPECT_NE(err.find("input 2 is an empty optional, but output 0 is a tensor"), std::string::npos)
+      << err;
+}
+
 TEST(Sequences, ATensorOpRefusesASequence) {
   std::string err = errorOf([] {
     ir::parseGraph(R"(graph bad(%s: seq(float32[2])) opset 16 {

@@ -80,6 +80,21 @@ std::vector<runtime::NDArray> readInputs(const CompareArgs& args, const ir::Grap
   return inputs;
 }
 
+// The reference evaluator computes numeric tensors: a model holding a sequence, an optional or
+// strings anywhere is refused before anything is compiled.
+void requireNumericTensors(const ir::Graph& graph) {
+  auto check = [](const ir::Value* v) {
+    if (v != nullptr && (!v->type.isTensor() || v->type.dtype.isString())) {
+      throw Error(strCat("'", v->name, "' is ", v->type.str(),
+                         "; kiln compare checks models whose values are numeric tensors"));
+    }
+  };
+  for (const ir::Value* v : graph.inputs()) check(v);
+  for (const ir::Node* node : graph.nodes()) {
+    for (const ir::Value* v : node->outputs) check(v);
+  }
+}
+
 void runCompare(const CompareArgs& args) {
   if (!fileExists(args.model)) throw Error(strCat("model file '", args.model, "' does not exist"));
   driver::CompileOptions options = args.options;
@@ -87,6 +102,7 @@ void runCompare(const CompareArgs& args) {
   options.backendAttrs = *args.backendAttrs;
   options.modelName = args.modelName;
   std::unique_ptr<ir::Graph> graph = driver::importModel(args.model, options);
+  requireNumericTensors(*graph);
   TempPath scratch = TempPath::folder("kiln-compare");
   std::string library = args.library;
   if (library.empty()) {

@@ -113,7 +113,7 @@ NamedArrays fillInputs(const std::string& mode, const Json& info, uint64_t seed)
   std::mt19937_64 rng(seed);
   NamedArrays inputs;
   for (const Json& input : info.asArray()) {
-    if (kindOf(input) != runtime::ValueKind::kTensor) {
+    if (kindOf(input) != runtime::ValueKind::kTensor || input.at("dtype").asString() == "string") {
       throw Error(strCat("--fill-mode cannot make model input '", input.at("name").asString(),
                          "', which is ", describeType(input),
                          "; pass --inputs with a folder of input_N.pb"));

@@ -1,10 +1,13 @@
-// The .npy array format (version 1.0-3.0 read, 1.0 written), little-endian dtypes only.
+// The .npy array format (version 1.0-3.0 read, 1.0 written), little-endian dtypes only; text as
+// NumPy's fixed-width unicode.
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstring>
 #include <optional>
 
 #include "kiln/support/error.h"
+#include "kiln/support/utf8.h"
 #include "npz.h"
 
 namespace kiln::cli {
@@ -13,7 +16,32 @@ namespace {
 constexpr char kMagic[] = "\x93NUMPY";
 constexpr size_t kMaxDims = 64;  // NumPy's own limit (NPY_MAXDIMS)
 
-std::string descrOf(runtime::DataType t) {
+// The code points of element E of string array A; an error when it is not valid UTF-8.
+std::u32string codePoints(const runtime::NDArray& a, int64_t e) {
+  const std::string& s = a.data<std::string>()[e];
+  std::u32string out;
+  for (size_t i = 0; i < s.size();) {
+    char32_t cp = 0;
+    size_t len = decodeUtf8(s, i, cp);
+    if (len == 0) {
+      throw Error(strCat("string element ", e, " is not valid UTF-8 (byte ", i,
+                         "); .npy keeps text as unicode"));
+    }
+    out += cp;
+    i += len;
+  }
+  return out;
+}
+
+size_t textWidth(const runtime::NDArray& a) {
+  size_t width = 1;  // NumPy's narrowest text type is <U1
+  for (int64_t e = 0; e < a.numel(); ++e) width = std::max(width, codePoints(a, e).size());
+  return width;
+}
+
+std::string descrOf(const runtime::NDArray& array) {
+  runtime::DataType t = array.dtype();
+  if (t.isString()) return strCat("<U", textWidth(array));
   if (t.lanes != 1) throw Error(strCat("cannot store vector type ", t.str(), " in .npy"));
   char kind = t.isFloat() ? 'f' : t.isInt() ? 'i' : t.isUInt() ? 'u' : t.isBool() ? 'b' : '?';
   if (kind == '?') throw Error(strCat("cannot store ", t.str(), " in .npy"));
@@ -25,10 +53,14 @@ runtime::DataType typeOf(const std::string& descr, const std::string& origin) {
     return Error(strCat(origin, ": unsupported .npy dtype '", descr.substr(0, 64), "'; expected ",
                         expected));
   };
+  if (descr.size() >= 3 && (descr[0] == '<' || descr[0] == '|' || descr[0] == '=') &&
+      descr[1] == 'U' && descr.find_first_not_of("0123456789", 2) == std::string::npos) {
+    return runtime::DataType::string();
+  }
   if (descr.size() < 3 || std::string("<|=").find(descr[0]) == std::string::npos ||
       std::string("fiub").find(descr[1]) == std::string::npos ||
       descr.find_first_not_of("0123456789", 2) != std::string::npos) {
-    throw unsupported("little-endian bool, int, uint or float");
+    throw unsupported("little-endian bool, int, uint, float or unicode text (<U)");
   }
   std::string size = descr.substr(2);
   int bytes = size == "1" ? 1 : size == "2" ? 2 : size == "4" ? 4 : size == "8" ? 8 : 0;
@@ -200,7 +232,16 @@ NpyView parseNpyView(std::string_view bytes, const std::string& origin) {
         strCat(origin, ": Fortran-ordered arrays are not supported; save a C-ordered array"));
   }
   const runtime::Shape& shape = *header.shape;
-  size_t need = dtype.bytes();
+  size_t chars = 0;
+  if (dtype.isString()) {
+    auto r = std::from_chars(header.descr->data() + 2, header.descr->data() + header.descr->size(),
+                             chars);
+    if (r.ec != std::errc() || chars == 0 || chars > (size_t{1} << 30)) {
+      throw Error(strCat(origin, ": .npy text type '", *header.descr,
+                         "' has no valid width; expected <U1 to <U1073741824"));
+    }
+  }
+  size_t need = dtype.isString() ? 4 * chars : dtype.bytes();
   bool overflow = false;
   for (int64_t d : shape) overflow = overflow || __builtin_mul_overflow(need, d, &need);
   // A wrapped product would be reported as a small (even 0) byte count the file seems to lack.
@@ -213,12 +254,32 @@ NpyView parseNpyView(std::string_view bytes, const std::string& origin) {
     throw Error(strCat(origin, ": .npy data is truncated: ", runtime::shapeStr(shape), " ",
                        dtype.str(), " needs ", need, " bytes, the file has ", have));
   }
-  return {shape, dtype, bytes.data() + pos + headerLen, need};
+  return {shape, dtype, bytes.data() + pos + headerLen, need, chars};
+}
+
+runtime::NDArray arrayOfNpy(const NpyView& v, const std::string& origin) {
+  if (!v.dtype.isString()) return runtime::NDArray::fromBytes(v.shape, v.dtype, v.data, v.bytes);
+  runtime::NDArray a = runtime::NDArray::empty(v.shape, v.dtype);
+  auto* out = a.data<std::string>();
+  for (int64_t e = 0; e < a.numel(); ++e) {
+    const char* unit = v.data + static_cast<size_t>(e) * 4 * v.chars;
+    for (size_t k = 0; k < v.chars; ++k, unit += 4) {
+      char32_t cp = static_cast<uint8_t>(unit[0]) | static_cast<uint8_t>(unit[1]) << 8 |
+                    static_cast<uint8_t>(unit[2]) << 16 |
+                    static_cast<char32_t>(static_cast<uint8_t>(unit[3])) << 24;
+      if (cp == 0) break;  // NUL padding ends the element
+      if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+        throw Error(strCat(origin, ": text element ", e, " holds code unit ",
+                           static_cast<uint32_t>(cp), ", which is not a unicode scalar value"));
+      }
+      appendUtf8(out[e], cp);
+    }
+  }
+  return a;
 }
 
 runtime::NDArray parseNpy(std::string_view bytes, const std::string& origin) {
-  NpyView v = parseNpyView(bytes, origin);
-  return runtime::NDArray::fromBytes(v.shape, v.dtype, v.data, v.bytes);
+  return arrayOfNpy(parseNpyView(bytes, origin), origin);
 }
 
 std::string npyHeader(const runtime::NDArray& array) {
@@ -227,8 +288,8 @@ std::string npyHeader(const runtime::NDArray& array) {
     shape += strCat(i ? ", " : "", array.shape()[i]);
   }
   shape += array.ndim() == 1 ? ",)" : ")";
-  std::string header = strCat("{'descr': '", descrOf(array.dtype()),
-                              "', 'fortran_order': False, 'shape': ", shape, ", }");
+  std::string header =
+      strCat("{'descr': '", descrOf(array), "', 'fortran_order': False, 'shape': ", shape, ", }");
   size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header += '\n';
@@ -241,8 +302,23 @@ std::string npyHeader(const runtime::NDArray& array) {
   return out;
 }
 
+std::string npyText(const runtime::NDArray& array) {
+  size_t width = textWidth(array);
+  std::string out;
+  out.reserve(static_cast<size_t>(array.numel()) * width * 4);
+  for (int64_t e = 0; e < array.numel(); ++e) {
+    std::u32string cps = codePoints(array, e);
+    cps.resize(width, U'\0');
+    for (char32_t cp : cps) {
+      for (int k = 0; k < 4; ++k) out += static_cast<char>((cp >> (8 * k)) & 0xFF);
+    }
+  }
+  return out;
+}
+
 std::string serializeNpy(const runtime::NDArray& array) {
   std::string out = npyHeader(array);
+  if (array.dtype().isString()) return out + npyText(array);
   out.append(static_cast<const char*>(array.data()), array.nbytes());
   return out;
 }

@@ -244,7 +244,10 @@ NamedArrays parseArchive(const void* data, size_t size, const std::string& path,
     if (name.size() > 4 && name.compare(name.size() - 4, 4, ".npy") == 0) {
       name.resize(name.size() - 4);
     }
-    arrays.emplace_back(name, make(parseNpyView(entry.bytes, origin), entry.stored));
+    NpyView view = parseNpyView(entry.bytes, origin);
+    // Text is decoded, never viewed in place.
+    arrays.emplace_back(
+        name, view.dtype.isString() ? arrayOfNpy(view, origin) : make(view, entry.stored));
     central += 46 + nameLen + r.u16(central + 30) + r.u16(central + 32);
   }
   return arrays;
@@ -308,12 +311,16 @@ void writeNpz(const std::string& path, const NamedArrays& arrays) {
     }
     std::string entry = name + ".npy";
     std::string header = npyHeader(array);
-    uint64_t payload = header.size() + array.nbytes();
+    // Text is encoded for the file; any other array's bytes are streamed as they are.
+    std::string text = array.dtype().isString() ? npyText(array) : std::string();
+    const char* body =
+        array.dtype().isString() ? text.data() : static_cast<const char*>(array.data());
+    size_t bodyBytes = array.dtype().isString() ? text.size() : array.nbytes();
+    uint64_t payload = header.size() + bodyBytes;
     if (payload >= 0xffffffffu || offset >= 0xffffffffu) {
       throw Error(strCat("array '", name, "' is too large for a non-ZIP64 .npz file"));
     }
-    uint32_t crc = crcOf(crcOf(0, header.data(), header.size()),
-                         static_cast<const char*>(array.data()), array.nbytes());
+    uint32_t crc = crcOf(crcOf(0, header.data(), header.size()), body, bodyBytes);
     // The local header's extra field pads the array's bytes to a 64-byte file offset (as zipalign
     // does), so readNpz can use them in place, aligned for any element type and vector load.
     size_t unpadded = offset + 30 + entry.size() + 4 + header.size();
@@ -331,14 +338,14 @@ void writeNpz(const std::string& path, const NamedArrays& arrays) {
     local.append(padding, '\0');
     local += header;
     file.write(local.data(), local.size());
-    file.write(array.data(), array.nbytes());
+    file.write(body, bodyBytes);
     put32(directory, kCentralSig);
     put16(directory, 20);
     common(directory, 0);
     put16(directory, 0), put16(directory, 0), put16(directory, 0);
     put32(directory, 0), put32(directory, static_cast<uint32_t>(offset));
     directory += entry;
-    offset += local.size() + array.nbytes();
+    offset += local.size() + bodyBytes;
   }
   if (offset >= 0xffffffffu) throw Error(strCat("'", path, "' would exceed 4 GiB (ZIP64)"));
   std::string tail = directory;

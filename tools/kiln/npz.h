@@ -27,17 +27,25 @@ void writeNpz(const std::string& path, const NamedArrays& arrays);
 
 // One .npy payload, as bytes (version 1.0-3.0, little-endian, C order). Throws kiln::Error
 // starting with ORIGIN on anything malformed, unsupported or larger than BYTES holds.
+// Text is NumPy's fixed-width unicode ('<U8': 8 UTF-32 code units per element, NUL-padded),
+// which kiln holds as a string array (UTF-8).
 struct NpyView {
   runtime::Shape shape;
   runtime::DataType dtype;
   const char* data = nullptr;  // inside BYTES: the array's elements
   size_t bytes = 0;
+  size_t chars = 0;  // text: code units per element
 };
 NpyView parseNpyView(std::string_view bytes, const std::string& origin);
+// A new array holding V's elements (text decoded; ORIGIN names it in errors).
+runtime::NDArray arrayOfNpy(const NpyView& v, const std::string& origin);
 // The same, copied into a new array.
 runtime::NDArray parseNpy(std::string_view bytes, const std::string& origin);
 // The .npy header (magic, version, dict, padding) that precedes ARRAY's bytes.
 std::string npyHeader(const runtime::NDArray& array);
+// A string array's .npy elements (UTF-32, as wide as its longest element); throws kiln::Error
+// naming an element that is not valid UTF-8.
+std::string npyText(const runtime::NDArray& array);
 std::string serializeNpy(const runtime::NDArray& array);
 
 }  // namespace kiln::cli

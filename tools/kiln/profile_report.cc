@@ -23,12 +23,19 @@ std::string joinOps(const Json& ops) {
   return s;
 }
 
+// "[2,3]" for a tensor; "seq(2)" for a sequence of 2 tensors, "none" for an empty optional.
 std::string shapeText(const Json& outputs) {
   if (outputs.size() == 0) return "";
+  std::string more = outputs.size() > 1 ? strCat(" +", outputs.size() - 1) : "";
+  const Json& first = outputs[0];
+  if (first.contains("count")) {
+    int64_t count = first.at("count").asInt();
+    return (count < 0 ? std::string("none") : strCat("seq(", count, ")")) + more;
+  }
   std::string s = "[";
-  const Json::Array& dims = outputs[0].at("shape").asArray();
+  const Json::Array& dims = first.at("shape").asArray();
   for (size_t i = 0; i < dims.size(); ++i) s += strCat(i ? "," : "", dims[i].asInt());
-  return s + "]" + (outputs.size() > 1 ? strCat(" +", outputs.size() - 1) : "");
+  return s + "]" + more;
 }
 
 std::string fixed(double v, int decimals) {
@@ -121,10 +128,11 @@ Json chromeTrace(const Json& run, const std::string& model) {
   return trace;
 }
 
-std::string dumpFileName(size_t k, const std::string& name, size_t j) {
+std::string dumpFileName(size_t k, const std::string& name, size_t j, int64_t item) {
   char index[16];
   std::snprintf(index, sizeof index, "%03zu", k);
-  return strCat(index, "_", ir::symbolSafe(name), "_", j, ".npy");
+  std::string itemPart = item >= 0 ? strCat("_", item) : "";
+  return strCat(index, "_", ir::symbolSafe(name), "_", j, itemPart, ".npy");
 }
 
 }  // namespace kiln::cli

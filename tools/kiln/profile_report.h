@@ -28,7 +28,8 @@ ProfileSummary summarizeProfile(const std::vector<Json>& runs, double endToEndUs
 std::string formatProfile(const ProfileSummary& s);
 // The Chrome trace event format (chrome://tracing, Perfetto) of one profile() run.
 Json chromeTrace(const Json& run, const std::string& model);
-// The file name `--dump-outputs` gives output J of kernel K named NAME: "007_conv1_0.npy".
-std::string dumpFileName(size_t k, const std::string& name, size_t j);
+// The file name `--dump-outputs` gives output J of kernel K named NAME: "007_conv1_0.npy"; with
+// ITEM >= 0, tensor ITEM of that output, a sequence or optional: "007_split_0_2.npy".
+std::string dumpFileName(size_t k, const std::string& name, size_t j, int64_t item = -1);
 
 }  // namespace kiln::cli

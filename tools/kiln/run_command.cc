@@ -107,12 +107,23 @@ void debugReport(const runtime::Module& exec, RunPlace& place, const RunArgs& ar
     makeDirectories(args.dumpOutputs);
     Json rows = exec["profile"](int64_t{1}).asJson();
     size_t files = 0;
+    auto write = [&](const std::string& file, const runtime::NDArray& a) {
+      writeFileAtomic(args.dumpOutputs + "/" + file, cli::serializeNpy(a));
+      ++files;
+    };
     for (size_t k = 0; k < rows.size(); ++k) {
-      for (size_t j = 0; j < rows[k].at("outputs").size(); ++j, ++files) {
-        runtime::NDArray a =
-            exec["get_node_output"](static_cast<int64_t>(k), static_cast<int64_t>(j)).asNDArray();
-        writeFileAtomic(args.dumpOutputs + "/" + dumpFileName(k, rows[k].at("name").asString(), j),
-                        cli::serializeNpy(a));
+      const std::string& name = rows[k].at("name").asString();
+      for (size_t j = 0; j < rows[k].at("outputs").size(); ++j) {
+        runtime::Value v =
+            exec["get_node_output"](static_cast<int64_t>(k), static_cast<int64_t>(j));
+        if (!rows[k].at("outputs")[j].contains("count")) {
+          write(dumpFileName(k, name, j), v.asNDArray());
+          continue;
+        }
+        // A sequence or optional: one file per tensor it holds (none for an empty one).
+        runtime::TensorList list = runtime::valueToList(v);
+        for (size_t i = 0; i < list.items.size(); ++i)
+          write(dumpFileName(k, name, j, static_cast<int64_t>(i)), list.items[i]);
       }
     }
     std::cout << "wrote " << files << " node outputs to '" << args.dumpOutputs << "'\n";

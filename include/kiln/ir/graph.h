@@ -36,9 +36,10 @@ struct TensorType {
   TensorType element() const;
 
   bool isTensor() const { return kind == ValueKind::kTensor; }
-  // A tensor whose every dim is known now (a sequence or optional never is: its size is known
-  // only at run time).
-  bool isStatic() const { return isTensor() && runtime::isStaticShape(shape); }
+  // A tensor whose every dim is known now, which the memory plan can place (a sequence or
+  // optional never is: its size is known only at run time; nor is a string tensor, whose strings
+  // are allocated when written).
+  bool isStatic() const { return isTensor() && !dtype.isString() && runtime::isStaticShape(shape); }
   int64_t numel() const { return runtime::shapeNumel(shape); }  // throws for a run-time shape
   int rank() const { return static_cast<int>(shape.size()); }
   // "float32[1,3,224,224]", "seq(float32[?,3])", "opt(seq(int64[*]))" ('*': unranked)

@@ -39,6 +39,9 @@ struct OpDef {
   // Takes sequences or optionals (ValueKind) as inputs; other ops refuse them. Such an op is
   // executed by the runtime, through inferRunTime.
   bool listValues = false;
+  // Takes string tensors as inputs; other ops refuse them. Such a node is executed by the
+  // runtime (a string tensor is never static).
+  bool stringValues = false;
   // For an op the runtime can execute (kiln/runtime/runtime_op.h): sets the output types of a
   // node whose shapes are known only at run time (an input sized at run time, or a shape input
   // that is not a constant): dtype and rank, with kDynamicDim where a dim is not known now.

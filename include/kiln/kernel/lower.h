@@ -32,6 +32,9 @@ struct KernelObject {
 struct KernelRuntimeOp {
   std::string op;
   Json attrs;
+  // The dtype of each output of the node, those nothing reads included (the runtime computes
+  // them into scratch memory of that type).
+  std::vector<runtime::DataType> outputDtypes;
   // Control flow (If, Loop, Scan), set by the driver when it has compiled the node's bodies: the
   // node's ONNX inputs (those before its captured values and the bodies' weights), and per body
   // its graph executor metadata with "captured_inputs" and "param_inputs" (node input indices).

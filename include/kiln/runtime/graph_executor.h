@@ -18,8 +18,9 @@
 // offloaded to an extension backend has "offload": {"backend": S, "payload": BASE64} instead of
 // "symbol": the backend's runtime (offload_api.h) makes it ready from the payload when the model
 // is loaded and runs it with the same args. A node the runtime executes itself (runtime_op.h)
-// has "runtime_op": {"op": ONNX_OP, "attrs": {...}} instead: its args are its inputs (-1 for an
-// omitted one) and then its outputs; only such kernels may touch tensors sized at run time, which
+// has "runtime_op": {"op": ONNX_OP, "attrs": {...}, "output_dtypes": [...]} instead: its args
+// are its inputs (-1 for an omitted one) and then its outputs (-1 for one nothing reads, computed
+// into scratch memory of its dtype); only such kernels may touch tensors sized at run time, which
 // the executor allocates when their shapes are known and keeps for the next run.
 #pragma once
 

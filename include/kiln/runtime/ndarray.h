@@ -24,7 +24,9 @@ class NDArray {
  public:
   NDArray() = default;  // a null array
 
-  // A new compact array, 64-byte aligned, contents uninitialised.
+  // A new compact array, 64-byte aligned, contents uninitialised (a string array's elements are
+  // empty strings). A string array (DataType::string()) holds std::string objects: fromBytes,
+  // fromExternal, fromDLPack, toDLPack and nbytes refuse it, naming it; copyFrom copies strings.
   static NDArray empty(const Shape& shape, DataType dtype, Device device = Device::cpu());
   // A new compact array holding a copy of BYTES (size must be numel * dtype.bytes()).
   static NDArray fromBytes(const Shape& shape, DataType dtype, const void* bytes, size_t size);

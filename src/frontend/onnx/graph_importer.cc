@@ -100,17 +100,40 @@ void GraphImporter::importInitializers() {
   }
 }
 
-// "; it is read by node 'n' (op 'X', opset N)", naming where an input is used.
+namespace {
+
+// Whether a node of GRAPH, or of a body nested in one, reads VALUE.
+bool readsValue(const ::onnx::GraphProto& graph, const std::string& value) {
+  for (const NodeProto& node : graph.node()) {
+    if (std::find(node.input().begin(), node.input().end(), value) != node.input().end())
+      return true;
+    for (const ::onnx::AttributeProto& a : node.attribute()) {
+      if (a.has_g() && readsValue(a.g(), value)) return true;
+      for (const ::onnx::GraphProto& g : a.graphs())
+        if (readsValue(g, value)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+// "; it is read by node 'n' (op 'X', opset N)", or "; it is read in body 'b' of node ...",
+// naming where an input is used; "; no node reads it" when nothing does.
 std::string GraphImporter::firstReader(const std::string& value) const {
   const auto& nodes = proto_.node();
   for (int i = 0; i < nodes.size(); ++i) {
     const NodeProto& node = nodes.Get(i);
-    if (std::find(node.input().begin(), node.input().end(), value) != node.input().end()) {
-      std::string name = node.name().empty() ? strCat("#", i) : node.name();
+    std::string name = node.name().empty() ? strCat("#", i) : node.name();
+    if (std::find(node.input().begin(), node.input().end(), value) != node.input().end())
       return strCat("; it is read by ", describe(node, name));
+    for (const ::onnx::AttributeProto& a : node.attribute()) {
+      bool inBody = a.has_g() && readsValue(a.g(), value);
+      for (const ::onnx::GraphProto& g : a.graphs()) inBody = inBody || readsValue(g, value);
+      if (inBody) return strCat("; it is read in body '", a.name(), "' of ", describe(node, name));
     }
   }
-  return "";
+  return "; no node reads it";
 }
 
 // Graph inputs that are also initializers are weights with a declared type, not model inputs.

@@ -45,6 +45,8 @@ void copyTypedData(const TensorProto& proto, const NDArray& tensor) {
     case TensorProto::UINT8:
     case TensorProto::BOOL:
       return copyField<uint8_t>(proto.int32_data(), tensor);
+    case TensorProto::STRING:
+      return copyField<std::string>(proto.string_data(), tensor);
     default:
       KILN_CHECK(false, "unhandled ONNX data type ", proto.data_type());
   }
@@ -62,6 +64,8 @@ const char* typedFieldName(int32_t elemType) {
     case TensorProto::UINT32:
     case TensorProto::UINT64:
       return "uint64_data";
+    case TensorProto::STRING:
+      return "string_data";
     default:
       return "int32_data";
   }
@@ -83,6 +87,8 @@ int64_t storedElements(const TensorProto& proto, DataType dtype) {
     case TensorProto::UINT32:
     case TensorProto::UINT64:
       return proto.uint64_data_size();
+    case TensorProto::STRING:
+      return proto.string_data_size();
     default:
       return proto.int32_data_size();
   }
@@ -137,10 +143,13 @@ DataType dataTypeFromOnnx(int32_t elemType, const std::string& what) {
       return {kDLUInt, 64, 1};
     case TensorProto::BOOL:
       return DataType::boolean();
+    case TensorProto::STRING:
+      return DataType::string();
     default:
       throw Error(strCat(what, " has data type ", onnxDataTypeName(elemType),
                          ", which kiln does not support; supported: BOOL, INT8, INT16, INT32, "
-                         "INT64, UINT8, UINT16, UINT32, UINT64, FLOAT16, BFLOAT16, FLOAT, DOUBLE"));
+                         "INT64, UINT8, UINT16, UINT32, UINT64, FLOAT16, BFLOAT16, FLOAT, DOUBLE, "
+                         "STRING"));
   }
 }
 
@@ -163,6 +172,8 @@ int32_t dataTypeToOnnx(DataType dtype) {
       if (dtype.bits == 32) return TensorProto::INT32;
       if (dtype.bits == 64) return TensorProto::INT64;
       break;
+    case runtime::kDLKilnString:
+      return TensorProto::STRING;
     case kDLUInt:
       if (dtype.bits == 8) return TensorProto::UINT8;
       if (dtype.bits == 16) return TensorProto::UINT16;
@@ -187,6 +198,10 @@ NDArray tensorFromProto(const TensorProto& proto, const std::string& what) {
   }
   if (proto.has_segment()) throw Error(strCat(what, " is segmented, which kiln does not support"));
   DataType dtype = dataTypeFromOnnx(proto.data_type(), what);
+  if (dtype.isString() && proto.has_raw_data()) {
+    throw Error(
+        strCat(what, " is a STRING tensor with raw_data; ONNX keeps strings in string_data"));
+  }
   runtime::Shape shape(proto.dims().begin(), proto.dims().end());
   int64_t numel = checkedNumel(shape, what);
   // Checked before allocating, so a corrupt dim cannot ask for terabytes.
@@ -213,6 +228,12 @@ void tensorToProto(const NDArray& tensor, TensorProto* proto) {
   proto->set_data_type(dataTypeToOnnx(tensor.dtype()));
   proto->clear_dims();
   for (int64_t d : tensor.shape()) proto->add_dims(d);
+  if (tensor.dtype().isString()) {
+    proto->clear_string_data();
+    const auto* strings = tensor.data<std::string>();
+    for (int64_t e = 0; e < tensor.numel(); ++e) proto->add_string_data(strings[e]);
+    return;
+  }
   proto->set_raw_data(tensor.data(), tensor.nbytes());
 }
 

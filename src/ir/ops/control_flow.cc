@@ -158,11 +158,19 @@ void inferLoop(Node& node) {
     fail(node, "body output 0 (the condition) is ", outs[0].str(), "; expected bool");
   }
   for (size_t j = 0; j < carried; ++j) {
-    if (!typeFits(formal[2 + j], outs[1 + j])) {
-      fail(node, "loop-carried value ", j, " enters the body as ", formal[2 + j].str(),
-           " but leaves it as ", outs[1 + j].str());
+    // An optional may leave the body as the value it holds (the optional then holds it).
+    const TensorType& in = formal[2 + j];
+    bool fits = typeFits(in, outs[1 + j]) ||
+                (runtime::isOptional(in.kind) && typeFits(in.element(), outs[1 + j]));
+    if (!fits) {
+      fail(node, "loop-carried value ", j, " enters the body as ", in.str(), " but leaves it as ",
+           outs[1 + j].str());
     }
-    ops::setOutput(node, j, formal[2 + j]);
+    // The final value is typed as the body leaves it (as ONNX does): after no iteration it is the
+    // initial value, which must then hold one (the runtime checks).
+    bool unwrapped = runtime::isOptional(in.kind) && !runtime::isOptional(outs[1 + j].kind);
+    ops::setOutput(node, j,
+                   unwrapped ? joinTypes(in.element(), outs[1 + j]).value_or(outs[1 + j]) : in);
   }
   for (size_t k = carried; k < node.outputs.size(); ++k) {
     ops::setOutput(node, k, withAxis(outs[1 + k], 0, kUnknown));
@@ -307,6 +315,11 @@ std::vector<TensorType> widenCarried(const std::string& label, const std::string
     TensorType& t = widened[in + j];
     const TensorType& next = bodyOutputs[out + j];
     std::optional<TensorType> joined = joinTypes(t, next);
+    if (!joined && runtime::isOptional(t.kind) && !runtime::isOptional(next.kind)) {
+      // An optional that leaves the body as the value it holds stays an optional.
+      if (std::optional<TensorType> held = joinTypes(t.element(), next))
+        joined = TensorType::optionalOf(*held);
+    }
     if (!joined) {
       throw Error(strCat(label, ": loop-carried value ", j, " enters the body as ", t.str(),
                          " but leaves it as ", next.str(),

@@ -39,6 +39,7 @@ void registerRecurrentOps(const OpAdder& add);
 void registerSpectralOps(const OpAdder& add);
 void registerControlFlowOps(const OpAdder& add);
 void registerSequenceOps(const OpAdder& add);
+void registerStringOps(const OpAdder& add);
 
 // Adds DEF's shape inputs and run-time type inference when the runtime executes the op.
 void attachRunTimeShapes(OpDef& def);

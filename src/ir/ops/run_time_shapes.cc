@@ -104,8 +104,8 @@ void topKRank(Node& node) {
 
 void sameType(Node& node) { setOutput(node, 0, inputType(node, 0)); }
 
-// Elementwise ops, Cast and Where (which broadcast run-time dims), Shape and Size (which read only
-// the rank): their own inference holds for dims sized at run time.
+// Elementwise ops, Cast, CastLike and Where (which broadcast run-time dims), Shape and Size (which
+// read only the rank): their own inference holds for dims sized at run time.
 bool ownInferenceHolds(const std::string& op) {
   static const std::set<std::string> kOps = {
       "Neg",   "Abs",   "Sign",  "Relu",       "Sqrt",        "Exp",
@@ -113,8 +113,8 @@ bool ownInferenceHolds(const std::string& op) {
       "Floor", "Ceil",  "Round", "Reciprocal", "Sigmoid",     "Not",
       "Add",   "Sub",   "Mul",   "Div",        "Pow",         "Max",
       "Min",   "Equal", "Less",  "Greater",    "LessOrEqual", "GreaterOrEqual",
-      "And",   "Or",    "Xor",   "Cast",       "Where",       "Shape",
-      "Size"};
+      "And",   "Or",    "Xor",   "Cast",       "CastLike",    "Where",
+      "Shape", "Size"};
   return kOps.count(op) != 0;
 }
 

@@ -46,6 +46,18 @@ void inferClip(Node& node) {
   sameAsInput(node);
 }
 
+// Strings are parsed from and printed to float32 and float64, integers and bool; the 16-bit
+// floats go through float32 in the model.
+void requireStringCastable(const Node& node, DataType from, DataType to) {
+  if (from.isString() == to.isString()) return;
+  DataType other = from.isString() ? to : from;
+  if ((other.isFloat() && other.bits == 16) || other.code == kDLBfloat) {
+    fail(node, "casts ", from.str(), " to ", to.str(),
+         "; kiln casts strings to and from float32, float64, integers and bool only (cast "
+         "through float32)");
+  }
+}
+
 void inferCast(Node& node) {
   const TensorType& x = inputType(node, 0);
   if (!node.attrs.has("to")) fail(node, "the 'to' attribute is required");
@@ -53,13 +65,16 @@ void inferCast(Node& node) {
   DataType t = std::holds_alternative<std::string>(to)
                    ? dataTypeFromOnnxName(std::get<std::string>(to))
                    : dataTypeFromOnnx(node.attrs.getInt("to"));
+  requireStringCastable(node, x.dtype, t);
   setOutput(node, 0, {t, x.shape});
 }
 
 // CastLike takes its target type from input 1, whose shape does not matter.
 void inferCastLike(Node& node) {
   const TensorType& x = inputType(node, 0, "input");
-  setOutput(node, 0, {inputType(node, 1, "target_type").dtype, x.shape});
+  DataType t = inputType(node, 1, "target_type").dtype;
+  requireStringCastable(node, x.dtype, t);
+  setOutput(node, 0, {t, x.shape});
 }
 
 void requireBool(const Node& node, size_t i) {
@@ -121,6 +136,7 @@ void registerUnaryOps(const OpAdder& add) {
   add(unaryOp("Abs", requireNumeric));
   OpDef identity = unaryOp("Identity", requireAny, 1);
   identity.listValues = true;  // from opset 16 sequences and optionals pass through too
+  identity.stringValues = true;
   add(identity);
   add(unaryOp("Floor", requireFloat));
   add(unaryOp("Ceil", requireFloat));
@@ -146,12 +162,14 @@ void registerUnaryOps(const OpAdder& add) {
   add({.name = "Cast",
        .opClass = OpClass::kElementwise,
        .sinceVersion = 1,
+       .stringValues = true,
        .inferTypes = inferCast});
   add({.name = "CastLike",
        .opClass = OpClass::kElementwise,
        .minInputs = 2,
        .maxInputs = 2,
        .sinceVersion = 15,
+       .stringValues = true,
        .inferTypes = inferCastLike});
   add({.name = "Dropout",
        .opClass = OpClass::kElementwise,

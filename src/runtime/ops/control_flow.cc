@@ -23,19 +23,40 @@ void inputToBody(const RuntimeOpContext& ctx, size_t j, Subgraph& body, size_t i
   body.setInput(i, ctx.input(j));
 }
 
+// A tensor where an optional tensor is expected: the optional holding a copy of it (the body's
+// output memory is reused by its next run; a list's tensors are never written).
+TensorList holding(const NDArray& tensor) { return TensorList{{tensor.clone()}, false}; }
+
 void carry(Subgraph& body, size_t o, size_t i) {
-  if (body.inputKind(i) != ValueKind::kTensor) return body.setListInput(i, body.listOutput(o));
-  body.setInput(i, body.output(o));
+  if (body.inputKind(i) == ValueKind::kTensor) return body.setInput(i, body.output(o));
+  if (body.outputKind(o) == ValueKind::kTensor)
+    return body.setListInput(i, holding(body.output(o)));
+  body.setListInput(i, body.listOutput(o));
 }
 
 void outputFromBody(RuntimeOpContext& ctx, size_t j, const Subgraph& body, size_t o) {
   if (body.outputKind(o) != ValueKind::kTensor) return ctx.setListOutput(j, body.listOutput(o));
+  if (ctx.outputKind(j) != ValueKind::kTensor) return ctx.setListOutput(j, holding(body.output(o)));
   copyToOutput(ctx, j, body.output(o));
 }
 
+// An optional input may give an output typed as what it holds (a Loop whose body leaves the
+// optional as its value, run no time): it must then hold one.
 void outputFromInput(RuntimeOpContext& ctx, size_t j, size_t i) {
-  if (ctx.inputKind(i) != ValueKind::kTensor) return ctx.setListOutput(j, ctx.listInput(i));
-  copyToOutput(ctx, j, ctx.input(i));
+  if (ctx.inputKind(i) == ValueKind::kTensor) {
+    copyToOutput(ctx, j, ctx.input(i));
+    return;
+  }
+  const TensorList& list = ctx.listInput(i);
+  if (list.none && !isOptional(ctx.outputKind(j))) {
+    fail(ctx, "input ", i, " is an empty optional, but output ", j, " is a ",
+         valueKindName(ctx.outputKind(j)), ", which it would give unchanged");
+  }
+  if (ctx.outputKind(j) == ValueKind::kTensor) {
+    copyToOutput(ctx, j, list.items.at(0));
+  } else {
+    ctx.setListOutput(j, list);
+  }
 }
 
 // A declared shape with its unknown dims as 0: what an output of no iterations holds.

@@ -149,6 +149,7 @@ void runUnary(RuntimeOpContext& ctx) {
 void runCast(RuntimeOpContext& ctx) {
   const NDArray& x = ctx.input(0);
   NDArray y = ctx.output(0, x.shape());
+  if (x.dtype().isString() || y.dtype().isString()) return castStrings(ctx, x, y);
   visitNumeric(ctx, x.dtype(), [&](auto s) {
     using S = decltype(s);
     visitNumeric(ctx, y.dtype(), [&](auto d) {

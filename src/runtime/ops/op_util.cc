@@ -151,7 +151,7 @@ NDArray takeSlices(RuntimeOpContext& ctx, const NDArray& x, const Shape& in, siz
 
 NDArray copyToOutput(RuntimeOpContext& ctx, size_t i, const NDArray& x) {
   NDArray y = ctx.output(i, x.shape());
-  if (x.nbytes() != 0) std::memcpy(y.data(), x.data(), x.nbytes());
+  y.copyFrom(x);
   return y;
 }
 

@@ -11,7 +11,10 @@ void runAdam(RuntimeOpContext& ctx);
 void runAveragePool(RuntimeOpContext& ctx);
 void runBatchNormalization(RuntimeOpContext& ctx);  // training mode
 void runBinary(RuntimeOpContext& ctx);              // ctx.op(): Add, Equal, ...
-void runCast(RuntimeOpContext& ctx);
+void runCast(RuntimeOpContext& ctx);                // also CastLike
+// Cast where X or Y holds strings (strings.cc): numbers printed and parsed.
+void castStrings(const RuntimeOpContext& ctx, const NDArray& x, NDArray& y);
+void runStringNormalizer(RuntimeOpContext& ctx);
 void runCompress(RuntimeOpContext& ctx);
 void runConstantOfShape(RuntimeOpContext& ctx);
 void runCumSum(RuntimeOpContext& ctx);

@@ -118,9 +118,39 @@ void writeTensor(Wire& wire, const NDArray& a) {
   wire.u32(t.lanes);
   wire.u32(static_cast<uint32_t>(a.ndim()));
   for (int64_t d : a.shape()) wire.u64(static_cast<uint64_t>(d));
+  if (t.isString()) {  // per element its length and bytes
+    const auto* strings = a.data<std::string>();
+    uint64_t payload = 0;
+    for (int64_t e = 0; e < a.numel(); ++e) payload += 8 + strings[e].size();
+    wire.u64(payload);
+    for (int64_t e = 0; e < a.numel(); ++e) wire.text(strings[e]);
+    return;
+  }
   wire.u64(a.nbytes());
   wire.raw(a.data(), a.nbytes());
 }
+
+namespace {
+
+// The strings of a string tensor: NBYTES of (u64 length, bytes) pairs, one per element of A.
+void readStrings(Wire& wire, NDArray& a, uint64_t nbytes, const char* what) {
+  auto* strings = a.data<std::string>();
+  uint64_t left = nbytes;
+  for (int64_t e = 0; e < a.numel(); ++e) {
+    if (left < 8) {
+      throw RpcError(strCat("protocol error: ", what, " claims ", nbytes,
+                            " bytes, too few for its ", a.numel(), " strings"));
+    }
+    strings[e] = wire.readText(what, left - 8);
+    left -= 8 + strings[e].size();
+  }
+  if (left != 0) {
+    throw RpcError(strCat("protocol error: ", what, " claims ", nbytes, " bytes; its strings hold ",
+                          nbytes - left));
+  }
+}
+
+}  // namespace
 
 NDArray readTensor(Wire& wire, const char* what) {
   DataType t;
@@ -128,7 +158,8 @@ NDArray readTensor(Wire& wire, const char* what) {
   t.bits = wire.readU8(what);
   uint32_t lanes = wire.readU32(what);
   uint32_t rank = wire.readU32(what);
-  if (lanes == 0 || lanes > 0xFFFF || t.bits == 0 || rank > kMaxTensorRank) {
+  bool okBits = t.code == kDLKilnString ? t.bits == 0 && lanes == 1 : t.bits != 0;
+  if (lanes == 0 || lanes > 0xFFFF || !okBits || rank > kMaxTensorRank) {
     throw RpcError(strCat("protocol error: ", what, " has dtype bits ", int(t.bits), ", lanes ",
                           lanes, " and rank ", rank, "; expected bits > 0, 1 to 65535 lanes and ",
                           "rank <= ", kMaxTensorRank));
@@ -146,7 +177,11 @@ NDArray readTensor(Wire& wire, const char* what) {
     shape.push_back(static_cast<int64_t>(d));
   }
   uint64_t nbytes = wire.readU64(what);
-  if (nbytes != expected) {
+  if (t.isString() && nbytes > kMaxTensorBytes) {
+    throw RpcError(strCat("protocol error: ", what, " claims ", nbytes,
+                          " bytes of strings; at most ", kMaxTensorBytes, " are accepted"));
+  }
+  if (nbytes != expected && !t.isString()) {
     throw RpcError(strCat("protocol error: ", what, " claims ", nbytes, " bytes; its shape ",
                           shapeStr(shape), " of ", t.str(), " holds ", expected));
   }
@@ -156,7 +191,11 @@ NDArray readTensor(Wire& wire, const char* what) {
   } catch (const std::bad_alloc&) {
     throw RpcError(strCat("out of memory receiving ", what, " (", nbytes, " bytes)"));
   }
-  wire.readRaw(a.data(), nbytes, what);
+  if (t.isString()) {
+    readStrings(wire, a, nbytes, what);
+  } else {
+    wire.readRaw(a.data(), nbytes, what);
+  }
   return a;
 }
 

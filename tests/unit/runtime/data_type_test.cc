@@ -9,7 +9,7 @@ namespace {
 TEST(DataType, NamesRoundTrip) {
   for (const char* name :
        {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
-        "float32", "float64", "bfloat16", "float32x8", "int8x64", "boolx4"}) {
+        "float32", "float64", "bfloat16", "float32x8", "int8x64", "boolx4", "string"}) {
     DataType t = DataType::parse(name);
     EXPECT_EQ(t.str(), name);
     EXPECT_EQ(DataType::parse(t.str()), t);

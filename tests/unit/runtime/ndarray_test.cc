@@ -3,6 +3,7 @@
 #include "kiln/runtime/ndarray.h"
 
 #include <cstring>
+#include <functional>
 #include <numeric>
 
 #include "test_util.h"
@@ -123,6 +124,37 @@ TEST(NDArray, CopyFromChecksShapeAndType) {
   EXPECT_TRUE(test::contains(msg, "int32[2,3]")) << msg;
   EXPECT_TRUE(test::contains(msg, "data type")) << msg;
   EXPECT_THROW(dst.copyFrom(NDArray()), Error);
+}
+
+// String arrays hold constructed std::string objects: copies copy strings, views see them, and
+// everything that would read them as bytes refuses, naming them.
+TEST(NDArray, StringArraysHoldStringsAndHaveNoByteImage) {
+  NDArray a = NDArray::empty({2, 3}, DataType::string());
+  EXPECT_EQ(a.dtype().str(), "string");
+  for (int64_t i = 0; i < a.numel(); ++i) EXPECT_TRUE(a.data<std::string>()[i].empty());
+  std::string longText(1000, 'x');  // on the heap, not in the small-string buffer
+  a.data<std::string>()[0] = longText;
+  a.data<std::string>()[5] = "end";
+  NDArray b = a.clone();
+  a.data<std::string>()[0] = "changed";
+  EXPECT_EQ(b.data<std::string>()[0], longText);
+  EXPECT_EQ(b.data<std::string>()[5], "end");
+  NDArray row = b.view({3}, DataType::string(), 3 * sizeof(std::string));
+  EXPECT_EQ(row.data<std::string>()[2], "end");
+  NDArray c = NDArray::empty({2, 3}, DataType::string());
+  c.copyFrom(b);
+  EXPECT_EQ(c.data<std::string>()[0], longText);
+
+  for (const auto& refused : std::vector<std::function<void()>>{
+           [&] { (void)a.nbytes(); }, [&] { (void)a.toDLPack(); },
+           [&] { NDArray::fromBytes({1}, DataType::string(), "12345678", 8); }}) {
+    std::string msg = test::errorOf(refused);
+    EXPECT_TRUE(test::contains(msg, "string[")) << msg;
+    EXPECT_TRUE(test::contains(msg, "no byte image")) << msg;
+  }
+  NDArray ints = NDArray::empty({2, 3}, DataType::int64());
+  std::string msg = test::errorOf([&] { c.copyFrom(ints); });
+  EXPECT_TRUE(test::contains(msg, "data types differ")) << msg;
 }
 
 TEST(NDArray, DLPackRoundTripSharesDataAndKeepsItAlive) {

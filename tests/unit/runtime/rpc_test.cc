@@ -71,6 +71,14 @@ TEST_F(RpcTest, ValuesOfEveryTypeRoundTrip) {
   NDArray back = c->echo(Value(t)).asNDArray();
   ASSERT_EQ(back.shape(), t.shape());
   EXPECT_EQ(std::memcmp(back.data(), t.data(), t.nbytes()), 0);
+  NDArray words = NDArray::empty({3}, DataType::string());
+  words.data<std::string>()[0] = std::string(300, 'w');
+  words.data<std::string>()[2] = std::string("a\0b", 3);
+  NDArray wordsBack = c->echo(Value(words)).asNDArray();
+  ASSERT_EQ(wordsBack.dtype(), DataType::string());
+  ASSERT_EQ(wordsBack.shape(), (Shape{3}));
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(wordsBack.data<std::string>()[i], words.data<std::string>()[i]);
   TensorList list{{t, NDArray::empty({0}, DataType::int64())}, false};
   TensorList listBack = c->echo(Value(list)).asTensorList();
   ASSERT_EQ(listBack.items.size(), 2U);
