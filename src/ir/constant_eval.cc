@@ -70,7 +70,11 @@ uint64_t saturatingAdd(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UIN
 // The budget of a fold on its own, or of a graph: 2 x the constants' bytes + kFoldAllowance.
 FoldBudget budgetFor(const std::vector<const Value*>& constants) {
   uint64_t bytes = 0;
-  for (const Value* c : constants) bytes = saturatingAdd(bytes, c->constant->nbytes());
+  // A string constant's size counts its string objects (it has no byte image).
+  for (const Value* c : constants) {
+    const NDArray& a = *c->constant;
+    bytes = saturatingAdd(bytes, static_cast<uint64_t>(a.numel()) * a.dtype().bytes());
+  }
   return FoldBudget(saturatingAdd(saturatingAdd(bytes, bytes), kFoldAllowance));
 }
 

@@ -50,6 +50,13 @@ DataType dataTypeFromOnnx(int64_t code) {
                      " is not supported; expected 1..13 or 16 (FLOAT, UINT8, ... BFLOAT16)"));
 }
 
+DataType numericTypeFromOnnx(int64_t code) {
+  DataType t = dataTypeFromOnnx(code);
+  if (t.isString())
+    throw Error("ONNX data type 8 (STRING) is not supported here; expected a numeric type");
+  return t;
+}
+
 DataType dataTypeFromOnnxName(const std::string& name) {
   for (const Entry& e : table()) {
     if (name == e.name) return e.type;

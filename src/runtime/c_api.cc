@@ -27,12 +27,15 @@ thread_local std::string lastError;
 // list may hand out one tensor twice).
 class TensorResults {
  public:
-  DLTensor* hold(NDArray a) {
+  static void refuseStrings(const NDArray& a) {
     if (a.dtype().isString()) {
       throw Error(strCat("a ", a.dtype().str(), shapeStr(a.shape()),
                          " result cannot cross the C ABI, whose tensors are DLPack's (numbers "
                          "only); read string tensors through the C++ API"));
     }
+  }
+  DLTensor* hold(NDArray a) {
+    refuseStrings(a);
     auto* dl = const_cast<DLTensor*>(a.dl());
     std::lock_guard<std::mutex> lock(mutex_);
     Held& h = held_[dl];
@@ -184,6 +187,7 @@ KilnValue fromValue(const Value& value) {
       break;
     case kKilnTensorList: {
       const TensorList& list = value.asTensorList();
+      for (const NDArray& a : list.items) TensorResults::refuseStrings(a);  // before holding any
       out.v.v_list.size = list.none ? -1 : static_cast<int64_t>(list.items.size());
       out.v.v_list.items = list.items.empty() ? nullptr : new DLTensor*[list.items.size()];
       for (size_t k = 0; k < list.items.size(); ++k) {

@@ -189,11 +189,12 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
   void bindStorage(const char* function, int64_t id, const NDArray& buffer, bool written) {
     const GraphTensor& t = plan_->tensors[id];
     if (t.dynamic()) {
-      throw Error(strCat(
-          function, ": '", t.name, "' of model '", plan_->model, "' is ",
-          describe(t.shape, t.dtype),
-          t.dtype.isString() ? ", whose strings the executor allocates" : ", sized at run time",
-          ": read it with get_output after run()"));
+      throw Error(strCat(function, ": '", t.name, "' of model '", plan_->model, "' is ",
+                         describe(t.shape, t.dtype),
+                         t.dtype.isString()
+                             ? ", whose strings the executor allocates: give it with set_input, "
+                               "read it with get_output"
+                             : ", sized at run time: read it with get_output after run()"));
     }
     checkBindable(function, t.name, t.shape, t.dtype, buffer, written);
     bindStorage(id, buffer);
@@ -303,6 +304,9 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
       int64_t id = i < kernel_.numOutputs ? kernel_.args[inputs_ + i] : -1;
       if (id >= 0) return ex_.plan_->tensors[id].dtype;
       return i < kernel_.outputDtypes.size() ? kernel_.outputDtypes[i] : DataType::int64();
+    }
+    bool hasOutput(size_t i) const override {
+      return i < kernel_.numOutputs && kernel_.args[inputs_ + i] >= 0;
     }
     NDArray output(size_t i, const Shape& shape) override {
       // An output past the model's last one is computed into scratch memory, like an omitted one.

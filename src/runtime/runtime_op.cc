@@ -101,6 +101,8 @@ const std::map<std::string, RuntimeOpFn>& table() {
 
 }  // namespace
 
+bool RuntimeOpContext::hasOutput(size_t) const { return true; }
+
 Subgraph& RuntimeOpContext::body(const std::string& attr) {
   throw Error(strCat(label(), ": has no compiled body '", attr,
                      "' (control flow runs only in a graph executor)"));

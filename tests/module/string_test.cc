@@ -29,8 +29,7 @@ std::vector<std::string> stringsOf(const NDArray& a) {
   return {a.data<std::string>(), a.data<std::string>() + a.numel()};
 }
 
-// Floats printed and read back (the shortest text: an integral float in full when that is no
-// longer than its scientific form); integers and bools printed.
+// Floats printed as NumPy prints them and read back; integers and bools printed.
 const char* kPrint = R"(graph print(%x: float32[7], %i: int64[3], %b: bool[2]) opset 13 {
   %s = Cast(%x) {to=8}
   %back = Cast(%s) {to=1}
@@ -40,12 +39,13 @@ const char* kPrint = R"(graph print(%x: float32[7], %i: int64[3], %b: bool[2]) o
 }
 )";
 
-// Text read as float64, int32 and bool; the CastLike form takes its type from `like`.
+// Text read as float64 and int32; the CastLike form takes its type from `like`.
+// The input is an output too (copied as strings).
 const char* kParse =
     R"(graph parse(%s: string[5], %like: int32[1]) opset 15 {
   %d = Cast(%s) {to=11}
   %n = CastLike(%s, %like)
-  return %d, %n
+  return %d, %n, %s
 }
 )";
 
@@ -72,7 +72,7 @@ TEST(Strings, NumbersPrintShortestAndReadBackExactly) {
   ex["set_input"]("b", b);
   ex["run"]();
   EXPECT_EQ(stringsOf(ex["get_output"](0).asNDArray()),
-            (std::vector<std::string>{"0.039187793", "1", "-2.5e-07", "123456792", "NaN", "INF",
+            (std::vector<std::string>{"0.039187793", "1.0", "-2.5e-07", "123456792.0", "NaN", "INF",
                                       "-INF"}));
   std::vector<float> back = toVector(ex["get_output"](1).asNDArray());
   for (size_t k = 0; k < x.size(); ++k) {
@@ -84,7 +84,8 @@ TEST(Strings, NumbersPrintShortestAndReadBackExactly) {
   }
   EXPECT_EQ(stringsOf(ex["get_output"](2).asNDArray()),
             (std::vector<std::string>{"0", "-42", "9223372036854775807"}));
-  EXPECT_EQ(stringsOf(ex["get_output"](3).asNDArray()), (std::vector<std::string>{"1", "0"}));
+  EXPECT_EQ(stringsOf(ex["get_output"](3).asNDArray()),
+            (std::vector<std::string>{"True", "False"}));
 }
 
 TEST(Strings, TextIsReadInEveryNotationAndABadElementIsNamed) {
@@ -106,9 +107,49 @@ TEST(Strings, TextIsReadInEveryNotationAndABadElementIsNamed) {
   std::vector<int32_t> wantInts = {42, 1000, -7, 2, 0};
   for (size_t k = 0; k < wantInts.size(); ++k) EXPECT_EQ(n.data<int32_t>()[k], wantInts[k]) << k;
 
+  EXPECT_EQ(stringsOf(ex["get_output"](2).asNDArray()),
+            (std::vector<std::string>{" 42 ", "+1e3", "-7", "2.75", "1E-2"}));
+
   ex["set_input"]("s", strings({"1", "2", "three", "4", "5"}, {5}));
   err = errorOf([&] { ex["run"](); });
   EXPECT_NE(err.find("element 2 is 'three', which is not a number"), std::string::npos) << err;
+}
+
+const char* kRange = R"(graph range(%s: string[3]) opset 13 {
+  %f = Cast(%s) {to=1}
+  return %f
+}
+)";
+
+const char* kRangeInt = R"(graph range_int(%s: string[2]) opset 13 {
+  %l = Cast(%s) {to=7}
+  return %l
+}
+)";
+
+// Beyond a type's range: infinite (or zero) for floats, as rounding gives; an error for integers.
+TEST(Strings, NumbersBeyondATypesRange) {
+  Module f = executorOfText(kRange, "range");
+  f["set_input"]("s", strings({"1e39", "-1e400", "1e-400"}, {3}));
+  f["run"]();
+  std::vector<float> got = toVector(f["get_output"](0).asNDArray());
+  EXPECT_EQ(got[0], std::numeric_limits<float>::infinity());
+  EXPECT_EQ(got[1], -std::numeric_limits<float>::infinity());
+  EXPECT_EQ(got[2], 0.0f);
+  Module l = executorOfText(kRangeInt, "range_int");
+  l["set_input"]("s", strings({"9223372036854775807", "-9223372036854775808"}, {2}));
+  l["run"]();
+  NDArray ints = l["get_output"](0).asNDArray();
+  EXPECT_EQ(ints.data<int64_t>()[0], std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(ints.data<int64_t>()[1], std::numeric_limits<int64_t>::min());
+  for (const char* beyond : {"9223372036854775808", "9.3e18"}) {
+    l["set_input"]("s", strings({"0", beyond}, {2}));
+    std::string err = errorOf([&] { l["run"](); });
+    EXPECT_NE(
+        err.find(std::string("element 1 is '") + beyond + "', which is outside the range of int64"),
+        std::string::npos)
+        << err;
+  }
 }
 
 TEST(Strings, StopwordsGoAndCaseChangesWithUnicode) {
@@ -162,6 +203,19 @@ TEST(Strings, OpsThatTakeNoStringsRefuseThem) {
 })");
   });
   EXPECT_NE(err.find("casts string to float16"), std::string::npos) << err;
+  err = errorOf([] {
+    ir::parseGraph(R"(graph bad(%m: int64[], %x: float32[2]) opset 16 {
+  %out = Loop[loop](%m, _, %x) {body=graph b(%i: int64[], %c: bool[], %x: float32[2]) opset 16 {
+      %cc = Identity(%c)
+      %s = Cast(%x) {to=8}
+      return %cc, %s
+    }, kiln.captured=1}
+  return %out
+})");
+  });
+  EXPECT_NE(err.find("scan output 0 of its body is string[2]; kiln stacks numeric tensors only"),
+            std::string::npos)
+      << err;
 }
 
 }  // namespace

@@ -262,12 +262,17 @@ runtime::NDArray arrayOfNpy(const NpyView& v, const std::string& origin) {
   runtime::NDArray a = runtime::NDArray::empty(v.shape, v.dtype);
   auto* out = a.data<std::string>();
   for (int64_t e = 0; e < a.numel(); ++e) {
-    const char* unit = v.data + static_cast<size_t>(e) * 4 * v.chars;
-    for (size_t k = 0; k < v.chars; ++k, unit += 4) {
-      char32_t cp = static_cast<uint8_t>(unit[0]) | static_cast<uint8_t>(unit[1]) << 8 |
-                    static_cast<uint8_t>(unit[2]) << 16 |
-                    static_cast<char32_t>(static_cast<uint8_t>(unit[3])) << 24;
-      if (cp == 0) break;  // NUL padding ends the element
+    const char* first = v.data + static_cast<size_t>(e) * 4 * v.chars;
+    auto at = [&](size_t k) {
+      const char* u = first + 4 * k;
+      return static_cast<char32_t>(static_cast<uint8_t>(u[0]) | static_cast<uint8_t>(u[1]) << 8 |
+                                   static_cast<uint8_t>(u[2]) << 16 |
+                                   static_cast<char32_t>(static_cast<uint8_t>(u[3])) << 24);
+    };
+    size_t length = v.chars;
+    while (length > 0 && at(length - 1) == 0) --length;  // NUL padding (NumPy strips trailing NULs)
+    for (size_t k = 0; k < length; ++k) {
+      char32_t cp = at(k);
       if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
         throw Error(strCat(origin, ": text element ", e, " holds code unit ",
                            static_cast<uint32_t>(cp), ", which is not a unicode scalar value"));

@@ -54,6 +54,8 @@ class RuntimeOpContext {
   virtual const NDArray& input(size_t i) const = 0;
   virtual size_t numOutputs() const = 0;
   virtual DataType outputDtype(size_t i) const = 0;
+  // False for an output nothing reads (computed into scratch memory, then dropped). Default: true.
+  virtual bool hasOutput(size_t i) const;
   // Output I with SHAPE: a statically planned output's array (SHAPE must equal its planned
   // shape; anything else is an error naming both), or a run-time sized output's buffer, reused
   // across runs and grown when SHAPE needs more bytes than it holds.

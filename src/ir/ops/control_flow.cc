@@ -136,6 +136,14 @@ void inferIf(Node& node) {
   }
 }
 
+// Scan outputs are stacked as bytes: strings are not.
+void refuseStringScanOutput(const Node& node, size_t k, const TensorType& t) {
+  if (t.dtype.isString()) {
+    fail(node, "scan output ", k, " of its body is ", t.str(),
+         "; kiln stacks numeric tensors only");
+  }
+}
+
 // The carried values after the loop have their body input's type; each scan output stacks one
 // value per iteration, so its leading dim is known only at run time.
 void inferLoop(Node& node) {
@@ -173,6 +181,7 @@ void inferLoop(Node& node) {
                    unwrapped ? joinTypes(in.element(), outs[1 + j]).value_or(outs[1 + j]) : in);
   }
   for (size_t k = carried; k < node.outputs.size(); ++k) {
+    refuseStringScanOutput(node, k - carried, outs[1 + k]);
     ops::setOutput(node, k, withAxis(outs[1 + k], 0, kUnknown));
   }
 }
@@ -205,6 +214,7 @@ void inferScan(Node& node) {
   }
   for (size_t k = states; k < outs.size(); ++k) {
     const TensorType& y = outs[k];
+    refuseStringScanOutput(node, k - states, y);
     if (scan8) {
       ops::setOutput(node, k, withAxis(withAxis(y, 0, length), 0, batch));
       continue;

@@ -59,6 +59,7 @@ void inferConstantOfShape(Node& node) {
       fail(node, "value is ", v.dtype().str(), runtime::shapeStr(v.shape()),
            "; expected a one-element tensor");
     }
+    if (v.dtype().isString()) fail(node, "value is a string; kiln fills numeric tensors only");
     dtype = v.dtype();
   }
   setOutput(node, 0, {dtype, shape});

@@ -69,7 +69,8 @@ void inferOneHotRunTime(Node& node) {
 void inferEyeLike(Node& node) {
   const TensorType& x = inputType(node, 0);
   if (x.rank() != 2) fail(node, "input is ", x.str(), "; expected 2-D");
-  DataType dtype = node.attrs.has("dtype") ? dataTypeFromOnnx(node.attrs.getInt("dtype")) : x.dtype;
+  DataType dtype =
+      node.attrs.has("dtype") ? numericTypeFromOnnx(node.attrs.getInt("dtype")) : x.dtype;
   setOutput(node, 0, {dtype, x.shape});
 }
 

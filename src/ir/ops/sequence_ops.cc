@@ -44,7 +44,7 @@ TensorType joinElements(const Node& node, const TensorType& a, const TensorType&
 }
 
 void inferSequenceEmpty(Node& node) {
-  DataType dtype = dataTypeFromOnnx(node.attrs.getInt("dtype", 1));
+  DataType dtype = numericTypeFromOnnx(node.attrs.getInt("dtype", 1));
   TensorType t{dtype, {}};
   t.unranked = true;
   setOutput(node, 0, TensorType::sequenceOf(t));

@@ -65,7 +65,7 @@ void inferStftRunTime(Node& node) {
 }
 
 DataType melType(const Node& node) {
-  return dataTypeFromOnnx(node.attrs.getInt("output_datatype", 1));
+  return numericTypeFromOnnx(node.attrs.getInt("output_datatype", 1));
 }
 
 void inferMel(Node& node) {

@@ -35,6 +35,7 @@ void carry(Subgraph& body, size_t o, size_t i) {
 }
 
 void outputFromBody(RuntimeOpContext& ctx, size_t j, const Subgraph& body, size_t o) {
+  if (!ctx.hasOutput(j)) return;  // nothing reads it
   if (body.outputKind(o) != ValueKind::kTensor) return ctx.setListOutput(j, body.listOutput(o));
   if (ctx.outputKind(j) != ValueKind::kTensor) return ctx.setListOutput(j, holding(body.output(o)));
   copyToOutput(ctx, j, body.output(o));
@@ -43,6 +44,7 @@ void outputFromBody(RuntimeOpContext& ctx, size_t j, const Subgraph& body, size_
 // An optional input may give an output typed as what it holds (a Loop whose body leaves the
 // optional as its value, run no time): it must then hold one.
 void outputFromInput(RuntimeOpContext& ctx, size_t j, size_t i) {
+  if (!ctx.hasOutput(j)) return;  // nothing reads it
   if (ctx.inputKind(i) == ValueKind::kTensor) {
     copyToOutput(ctx, j, ctx.input(i));
     return;

@@ -11,7 +11,11 @@ namespace {
 void copyAs(RuntimeOpContext& ctx, const Shape& shape) {
   const NDArray& x = ctx.input(0);
   NDArray out = ctx.output(0, shape);
-  if (x.nbytes() != 0) std::memcpy(out.data(), x.data(), x.nbytes());
+  if (x.dtype().isString()) {  // Identity of strings: copied as strings
+    std::copy(x.data<std::string>(), x.data<std::string>() + x.numel(), out.data<std::string>());
+  } else if (x.nbytes() != 0) {
+    std::memcpy(out.data(), x.data(), x.nbytes());
+  }
 }
 
 // Optional axes: attribute (older opsets) or input 1.

@@ -19,19 +19,30 @@
 namespace kiln::runtime::ops {
 namespace {
 
-// "NaN", "INF", "-INF" (ONNX's spellings), else the shortest text that reads back as V.
+// Numbers as NumPy prints them (what ONNX's test data hold). A float: the shortest digits that read
+// back as V, positional with a fractional digit when 1e-4 <= |V| < 1e16 ("0.0001", "1.0",
+// "123456792.0"), else scientific ("1e-05"); and ONNX's "NaN", "INF", "-INF". A bool: "True",
+// "False".
 template <typename T>
 std::string numberText(T v) {
   if constexpr (std::is_same_v<T, bool>) {
-    return v ? "1" : "0";
+    return v ? "True" : "False";
   } else {
+    char buf[64];
     if constexpr (std::is_floating_point_v<T>) {
       if (std::isnan(v)) return "NaN";
       if (std::isinf(v)) return v < 0 ? "-INF" : "INF";
+      T a = std::fabs(v);
+      bool positional = a == 0 || (a >= T(1e-4) && a < T(1e16));
+      auto r = std::to_chars(buf, buf + sizeof buf, v,
+                             positional ? std::chars_format::fixed : std::chars_format::scientific);
+      std::string text(buf, r.ptr);
+      if (positional && text.find('.') == std::string::npos) text += ".0";
+      return text;
+    } else {
+      auto r = std::to_chars(buf, buf + sizeof buf, v);
+      return std::string(buf, r.ptr);
     }
-    char buf[64];
-    auto r = std::to_chars(buf, buf + sizeof buf, v);
-    return std::string(buf, r.ptr);
   }
 }
 
@@ -55,9 +66,16 @@ std::optional<double> parseDouble(std::string_view text) {
   if (!text.empty() && text.front() == '+') text.remove_prefix(1);
   double v = 0;
   auto r = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (r.ec == std::errc::result_out_of_range) return std::nullopt;
-  if (r.ec != std::errc() || r.ptr != text.data() + text.size() || text.empty())
-    return std::nullopt;
+  if (r.ptr != text.data() + text.size() || text.empty()) return std::nullopt;
+  if (r.ec == std::errc::result_out_of_range) {
+    // Beyond a double: infinite for a large exponent, zero for a small one (as strtod gives).
+    bool negative = text.front() == '-';
+    size_t e = text.find_first_of("eE");
+    bool tiny = e != std::string_view::npos && e + 1 < text.size() && text[e + 1] == '-';
+    double mag = tiny ? 0.0 : std::numeric_limits<double>::infinity();
+    return negative ? -mag : mag;
+  }
+  if (r.ec != std::errc()) return std::nullopt;
   return v;
 }
 
@@ -71,6 +89,9 @@ T parseNumber(const RuntimeOpContext& ctx, const std::string& s, int64_t e) {
   std::optional<double> v = parseDouble(s);
   if (!v) fail(ctx, "element ", e, " is '", s, "', which is not a number");
   if constexpr (std::is_floating_point_v<T>) {
+    // Beyond the type's range: infinite, as rounding would make it.
+    if (std::isfinite(*v) && std::fabs(*v) > static_cast<double>(std::numeric_limits<T>::max()))
+      return std::copysign(std::numeric_limits<T>::infinity(), static_cast<T>(*v));
     return static_cast<T>(*v);
   } else if constexpr (std::is_same_v<T, bool>) {
     return *v != 0;
@@ -80,8 +101,9 @@ T parseNumber(const RuntimeOpContext& ctx, const std::string& s, int64_t e) {
     auto r = std::from_chars(s.data(), s.data() + s.size(), exact);
     if (r.ec == std::errc() && r.ptr == s.data() + s.size()) return exact;
     double t = std::trunc(*v);
+    // 2^digits is exact in a double, where max() may round up to it.
     if (std::isnan(t) || t < static_cast<double>(std::numeric_limits<T>::lowest()) ||
-        t > static_cast<double>(std::numeric_limits<T>::max())) {
+        t >= std::ldexp(1.0, std::numeric_limits<T>::digits)) {
       fail(ctx, "element ", e, " is '", s, "', which is outside the range of ",
            ctx.outputDtype(0).str());
     }
@@ -90,7 +112,7 @@ T parseNumber(const RuntimeOpContext& ctx, const std::string& s, int64_t e) {
 }
 
 // A locale for case mapping: LOCALE's UTF-8 form when installed, else C.UTF-8 (whose mapping is
-// Unicode's, the same in every locale but a few such as Turkish).
+// Unicode's, the same in every locale but a few such as Turkish), else C (ASCII only).
 using Locale = std::unique_ptr<std::remove_pointer_t<locale_t>, decltype(&freelocale)>;
 
 Locale caseLocale(const std::string& locale) {
@@ -98,6 +120,8 @@ Locale caseLocale(const std::string& locale) {
   if (name.find('.') == std::string::npos) name += ".UTF-8";
   locale_t l = newlocale(LC_CTYPE_MASK, name.c_str(), static_cast<locale_t>(nullptr));
   if (!l) l = newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(nullptr));
+  // The "C" locale always exists; it maps ASCII letters only.
+  if (!l) l = newlocale(LC_CTYPE_MASK, "C", static_cast<locale_t>(nullptr));
   return Locale(l, &freelocale);
 }
 

@@ -161,7 +161,8 @@ NDArray readTensor(Wire& wire, const char* what) {
   bool okBits = t.code == kDLKilnString ? t.bits == 0 && lanes == 1 : t.bits != 0;
   if (lanes == 0 || lanes > 0xFFFF || !okBits || rank > kMaxTensorRank) {
     throw RpcError(strCat("protocol error: ", what, " has dtype bits ", int(t.bits), ", lanes ",
-                          lanes, " and rank ", rank, "; expected bits > 0, 1 to 65535 lanes and ",
+                          lanes, " and rank ", rank,
+                          "; expected bits > 0 (0 and 1 lane for strings), 1 to 65535 lanes and ",
                           "rank <= ", kMaxTensorRank));
   }
   t.lanes = static_cast<uint16_t>(lanes);
