@@ -151,19 +151,24 @@ void requireStaticInputs(const Node& node) {
   }
 }
 
+// "A, B, ...": the ops of NODE's registry whose FLAG is set, for messages.
+std::string opsWith(const Node& node, bool OpDef::*flag) {
+  std::string ops;
+  for (const std::string& name : opsOf(node).names()) {
+    if (opsOf(node).find(name)->*flag) ops += (ops.empty() ? "" : ", ") + name;
+  }
+  return ops;
+}
+
 // An op that takes no string tensors, given one, says so.
 void requireNonStringInputs(const Node& node, const OpDef& def) {
   if (def.stringValues) return;
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     const Value* v = node.inputs[i];
     if (v == nullptr || !v->type.dtype.isString()) continue;
-    std::string ops;
-    for (const std::string& name : opsOf(node).names()) {
-      if (opsOf(node).find(name)->stringValues) ops += (ops.empty() ? "" : ", ") + name;
-    }
     throw Error(strCat(nodeLabel(node), ": input ", i, " '", v->name, "' is ", v->type.str(),
-                       "; kiln's '", node.op, "' takes no strings (ops that take strings: ", ops,
-                       ")"));
+                       "; kiln's '", node.op, "' takes no strings (ops that take strings: ",
+                       opsWith(node, &OpDef::stringValues), ")"));
   }
 }
 
@@ -174,16 +179,9 @@ void requireTensorInputs(const Node& node, const OpDef& def) {
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     const Value* v = node.inputs[i];
     if (v == nullptr || v->type.isTensor()) continue;
-    std::string ops;
-    for (const std::string& name : opsOf(node).names()) {
-      const OpDef* other = opsOf(node).find(name);
-      if (other->listValues) ops += (ops.empty() ? "" : ", ") + name;
-    }
     throw Error(strCat(nodeLabel(node), ": input ", i, " '", v->name, "' is ", v->type.str(), "; '",
-                       node.op,
-                       "' takes tensors only (ops that take sequences and "
-                       "optionals: ",
-                       ops, ")"));
+                       node.op, "' takes tensors only (ops that take sequences and optionals: ",
+                       opsWith(node, &OpDef::listValues), ")"));
   }
 }
 

@@ -59,7 +59,7 @@ NDArray takeSlices(RuntimeOpContext& ctx, const NDArray& x, const Shape& in, siz
                    const std::vector<int64_t>& keep);
 std::string listStr(const std::vector<int64_t>& v);  // "[1,2,3]"
 
-// Output I shaped like X, holding a copy of X's bytes.
+// Output I shaped like X, holding a copy of X's elements (strings copied as strings).
 NDArray copyToOutput(RuntimeOpContext& ctx, size_t i, const NDArray& x);
 
 // Writes every element of DST from the element of SRC that SRC_INDEX(out multi-index) names
