@@ -13,7 +13,8 @@ packages=(
   clang-19 libfuzzer-19-dev libclang-rt-19-dev clang-format-14 clang-tidy-14
   libonnx-dev libprotobuf-dev protobuf-compiler
   libcli11-dev libdnnl-dev
-  python3 python3-numpy python3-onnx python3-torch python3-torchvision python3-pytest
+  python3 python3-numpy python3-onnx python3-torch python3-torchvision python3-pytest python3-pandas
+  python3-dev pybind11-dev python3-build python3-venv python3-setuptools python3-wheel
   libonnx-testdata
   qemu-user g++-aarch64-linux-gnu openssh-server openssh-client
 )

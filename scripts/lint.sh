@@ -25,10 +25,10 @@ failed=0
 
 if [ "$what" != tidy ]; then
   # Every *.cc/*.h of the project (build dirs and the npm tree of tests/e2e are not ours).
-  mapfile -d '' files < <(find src include tools tests bench \
+  mapfile -d '' files < <(find src include tools tests bench python \
     \( -path 'build' -o -path '*/build' -o -path '*/build-*' -o -path tests/e2e/node_modules \) -prune \
     -o -type f \( -name '*.cc' -o -name '*.h' \) -print0 | sort -z)
-  echo "+ clang-format-14 --dry-run --Werror <${#files[@]} files of src include tools tests bench>" >&2
+  echo "+ clang-format-14 --dry-run --Werror <${#files[@]} files of src include tools tests bench python>" >&2
   if ! printf '%s\0' "${files[@]}" | xargs -0 -n 50 clang-format-14 --dry-run --Werror; then
     echo "lint: clang-format found unformatted files (fix: clang-format-14 -i FILE...)" >&2
     failed=1
@@ -49,14 +49,14 @@ files = set()
 for entry in json.load(open(database)):
     path = os.path.normpath(os.path.join(entry["directory"], entry["file"]))
     relative = os.path.relpath(path, root)
-    if relative.split(os.sep)[0] in ("src", "tools", "tests", "bench"):
+    if relative.split(os.sep)[0] in ("src", "tools", "tests", "bench", "python"):
         files.add(relative)
 print("\n".join(sorted(files)))
 EOF
   )
   count=$(printf '%s\n' "$sources" | grep -c .)
   # Headers are checked too, but only the project's own (not LLVM's, GoogleTest's or the system's).
-  header_filter="^${root//./\\.}/(src|include|tools|tests|bench)/"
+  header_filter="^${root//./\\.}/(src|include|tools|tests|bench|python)/"
   output=$(mktemp)
   trap 'rm -f "$output"' EXIT
   status=0
@@ -65,7 +65,7 @@ EOF
     mapfile -t patterns < <(printf '%s\n' "$sources" | sed -e 's/[.+]/\\&/g' -e "s|^|^${root//./\\.}/|" -e 's/$/$/')
     # run-clang-tidy-14 has no -warnings-as-errors: a warning is found in its output below.
     echo "+ run-clang-tidy-14 -p build/release -j $jobs -quiet -header-filter='$header_filter'" \
-      "<$count files of src tools tests bench>" >&2
+      "<$count files of src tools tests bench python>" >&2
     run-clang-tidy-14 -clang-tidy-binary clang-tidy-14 -p build/release -j "$jobs" -quiet \
       -extra-arg=-Wno-unknown-warning-option -header-filter="$header_filter" "${patterns[@]}" >"$output" 2>&1 || status=$?
   else

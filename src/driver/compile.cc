@@ -41,6 +41,15 @@ void checkModelName(const std::string& name) {
   }
 }
 
+// The names of MODELS (NamedGraphs or OnnxModels), in order.
+template <typename Named>
+std::vector<std::string> namesOf(const std::vector<Named>& models) {
+  std::vector<std::string> names;
+  names.reserve(models.size());
+  for (const Named& m : models) names.push_back(m.name);
+  return names;
+}
+
 void checkOptions(const CompileOptions& options, const std::vector<std::string>& names) {
   findExecutorCodegen(options.executor);
   if (options.params != "embedded" && options.params != "external") {
@@ -222,10 +231,7 @@ std::string paramsPath(const std::string& outputPath, const std::string& model, 
 
 void compileGraphs(const std::vector<NamedGraph>& models, const std::string& outputPath,
                    const CompileOptions& options) {
-  std::vector<std::string> names;
-  names.reserve(models.size());
-  for (const NamedGraph& m : models) names.push_back(m.name);
-  checkOptions(options, names);
+  checkOptions(options, namesOf(models));
   CompositeTarget composite = splitTarget(options.target);
   codegen::Target target = composite.codegen.empty() ? codegen::Target::host()
                                                      : codegen::Target::parse(composite.codegen);
@@ -288,17 +294,28 @@ void compileOnnxFiles(const std::vector<std::string>& paths, const std::vector<s
                        " --model-name options: give one name per model (in the same order), or "
                        "none for a single model"));
   }
-  checkOptions(options, modelNames);
-  frontend::onnx::ImportOptions importOptions;
-  importOptions.inputShapes = options.inputShapes;
-  importOptions.ops = contextOf(options).ops();
+  std::vector<OnnxModel> models;
+  for (size_t i = 0; i < paths.size(); ++i) models.push_back({modelNames[i], paths[i], {}, {}});
+  compileOnnxModels(models, outputPath, options);
+}
+
+void compileOnnxModels(const std::vector<OnnxModel>& models, const std::string& outputPath,
+                       const CompileOptions& options) {
+  checkOptions(options, namesOf(models));  // before importing anything
   std::vector<std::unique_ptr<ir::Graph>> graphs;
-  std::vector<NamedGraph> models;
-  for (size_t i = 0; i < paths.size(); ++i) {
-    graphs.push_back(frontend::onnx::importOnnx(paths[i], importOptions));
-    models.push_back({modelNames[i], graphs.back().get()});
+  std::vector<NamedGraph> named;
+  for (const OnnxModel& m : models) {
+    frontend::onnx::ImportOptions importOptions;
+    importOptions.inputShapes = options.inputShapes;
+    for (const auto& [input, shape] : m.inputShapes) importOptions.inputShapes[input] = shape;
+    importOptions.ops = contextOf(options).ops();
+    graphs.push_back(m.path.empty()
+                         ? frontend::onnx::importOnnx(m.bytes, importOptions,
+                                                      strCat("model '", m.name, "' (in memory)"))
+                         : frontend::onnx::importOnnx(m.path, importOptions));
+    named.push_back({m.name, graphs.back().get()});
   }
-  compileGraphs(models, outputPath, options);
+  compileGraphs(named, outputPath, options);
 }
 
 void compileOnnxFile(const std::string& onnxPath, const std::string& outputPath,

@@ -86,13 +86,14 @@ std::unique_ptr<Launcher> makeLauncher(const std::string& device, const Launcher
   LauncherOptions o = options;
   if (device == "local") {
     if (o.serverPath.empty())
-      o.serverPath = findServer("kiln-rpc-server", "KILN_RPC_SERVER", "kiln-rpc-server");
+      o.serverPath =
+          findServer(o.programDir, "kiln-rpc-server", "KILN_RPC_SERVER", "kiln-rpc-server");
     return std::make_unique<ServerLauncher>("local", "", std::vector<std::string>{}, o);
   }
   if (device == "qemu-aarch64") {
     if (o.serverPath.empty()) {
-      o.serverPath = findServer("../aarch64/bin/kiln-rpc-server", "KILN_RPC_SERVER_AARCH64",
-                                "kiln-rpc-server-aarch64");
+      o.serverPath = findServer(o.programDir, "../aarch64/bin/kiln-rpc-server",
+                                "KILN_RPC_SERVER_AARCH64", "kiln-rpc-server-aarch64");
     }
     return std::make_unique<ServerLauncher>("qemu-aarch64", "llvm -mtriple=aarch64-linux-gnu",
                                             std::vector<std::string>{o.qemuPath, "-L", o.sysroot},

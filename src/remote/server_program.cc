@@ -8,11 +8,13 @@
 
 namespace kiln::remote {
 
-std::string findServer(const std::string& relative, const char* env, const std::string& name) {
+std::string findServer(const std::string& programDir, const std::string& relative, const char* env,
+                       const std::string& name) {
   std::error_code ec;
-  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  std::filesystem::path dir = programDir;
+  if (dir.empty()) dir = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
   if (!ec) {
-    std::filesystem::path beside = self.parent_path() / relative;
+    std::filesystem::path beside = dir / relative;
     if (std::filesystem::exists(beside, ec)) return beside.lexically_normal().string();
   }
   if (const char* v = std::getenv(env); v != nullptr && *v != '\0') return v;

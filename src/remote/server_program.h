@@ -5,8 +5,10 @@
 
 namespace kiln::remote {
 
-// RELATIVE beside the running executable, else $ENV, else NAME (looked up in PATH).
-std::string findServer(const std::string& relative, const char* env, const std::string& name);
+// RELATIVE to PROGRAM_DIR (empty: the running executable's folder), else $ENV, else NAME (looked
+// up in PATH).
+std::string findServer(const std::string& programDir, const std::string& relative, const char* env,
+                       const std::string& name);
 // The runtime library SERVER_PATH links (beside it, in ../lib, or in the build tree's
 // ../src/runtime), for devices that do not have it; throws kiln::Error naming where it looked.
 std::string findRuntimeLibrary(const std::string& serverPath);

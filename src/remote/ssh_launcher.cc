@@ -63,10 +63,11 @@ class SshLauncher : public Launcher {
     std::string arch = trimmed(run({"uname", "-m"}));
     std::string server = options_.serverPath;
     if (server.empty() && arch == runtime::hostArch()) {
-      server = findServer("kiln-rpc-server", "KILN_RPC_SERVER", "kiln-rpc-server");
+      server =
+          findServer(options_.programDir, "kiln-rpc-server", "KILN_RPC_SERVER", "kiln-rpc-server");
     } else if (server.empty() && arch == "aarch64") {
-      server = findServer("../aarch64/bin/kiln-rpc-server", "KILN_RPC_SERVER_AARCH64",
-                          "kiln-rpc-server-aarch64");
+      server = findServer(options_.programDir, "../aarch64/bin/kiln-rpc-server",
+                          "KILN_RPC_SERVER_AARCH64", "kiln-rpc-server-aarch64");
     } else if (server.empty()) {
       throw Error(strCat("the board at ", destination_, " is ", arch,
                          "; this kiln has servers for ", runtime::hostArch(),

@@ -1,7 +1,6 @@
 // `kiln run MODEL.so`: load an artifact (here or on a device), feed inputs, run, write outputs,
 // time and profile it.
 #include <algorithm>
-#include <chrono>
 #include <climits>
 #include <iostream>
 #include <queue>
@@ -10,6 +9,7 @@
 #include "exit_codes.h"
 #include "kiln/runtime/module.h"
 #include "kiln/runtime/thread_pool.h"
+#include "kiln/runtime/timing_stats.h"
 #include "kiln/support/error.h"
 #include "kiln/support/file.h"
 #include "model_io.h"
@@ -17,7 +17,6 @@
 #include "path_clash.h"
 #include "profile_report.h"
 #include "run_place.h"
-#include "timing_stats.h"
 
 namespace kiln::cli {
 namespace {
@@ -129,19 +128,11 @@ void debugReport(const runtime::Module& exec, RunPlace& place, const RunArgs& ar
     std::cout << "wrote " << files << " node outputs to '" << args.dumpOutputs << "'\n";
   }
   if (!args.profile && args.trace.empty()) return;
-  // Profiled and whole runs alternate, so the machine's noise hits both alike.
-  std::vector<Json> runs;
-  std::vector<double> whole;
-  runtime::PackedFunc profile = exec["profile"];
-  for (int r = 0; r < args.repeat; ++r) {
-    runs.push_back(profile(int64_t{0}).asJson());
-    whole.push_back(place.time(exec, 1, args.number).front());
-  }
-  TimingStats e2e = summarize(whole);
-  ProfileSummary summary = summarizeProfile(runs, e2e.median * 1000);
+  runtime::ProfileSummary summary = runtime::profileExecutor(
+      exec, args.repeat, [&] { return place.time(exec, 1, args.number).front(); });
   if (args.profile) std::cout << formatProfile(summary);
   if (!args.trace.empty()) {
-    writeFileAtomic(args.trace, chromeTrace(runs.back(), args.modelName).dump(1));
+    writeFileAtomic(args.trace, runtime::chromeTrace(summary.lastRun, args.modelName).dump(1));
     std::cout << "wrote a Chrome trace of " << summary.nodes.size() << " nodes to '" << args.trace
               << "' (open it in chrome://tracing or ui.perfetto.dev)\n";
   }
@@ -199,9 +190,9 @@ void runModel(const RunArgs& args) {
   outputs.values.clear();
   debugReport(exec, place, args);
   if (args.printTime || args.json) {
-    TimingStats stats = summarize(place.time(exec, args.repeat, args.number));
-    std::cout << formatTable(stats);
-    if (args.json) std::cout << formatJson(stats) << "\n";
+    runtime::TimingStats stats = runtime::summarize(place.time(exec, args.repeat, args.number));
+    std::cout << runtime::formatTable(stats);
+    if (args.json) std::cout << runtime::timingJson(stats).dump() << "\n";
   }
 }
 

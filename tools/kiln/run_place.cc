@@ -9,6 +9,7 @@
 #include "kiln/remote/session.h"
 #include "kiln/runtime/rpc/server.h"
 #include "kiln/runtime/rpc/tracker.h"
+#include "kiln/runtime/time_evaluator.h"
 
 namespace kiln::cli {
 namespace {
@@ -97,15 +98,7 @@ RunPlace::~RunPlace() {
 
 std::vector<double> RunPlace::time(const runtime::Module& exec, int repeat, int number) {
   if (session_) return session_->timeEvaluator(exec, "run", {}, repeat, number);
-  runtime::PackedFunc run = exec["run"];
-  std::vector<double> millis;
-  for (int r = 0; r < repeat; ++r) {
-    auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < number; ++i) run();
-    auto end = std::chrono::steady_clock::now();
-    millis.push_back(std::chrono::duration<double, std::milli>(end - start).count() / number);
-  }
-  return millis;
+  return runtime::timeEvaluate(exec["run"], {}, repeat, number);
 }
 
 }  // namespace kiln::cli

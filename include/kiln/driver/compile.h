@@ -59,6 +59,18 @@ std::string paramsPath(const std::string& outputPath, const std::string& model, 
 // kiln::Error for user-caused problems.
 void compileGraphs(const std::vector<NamedGraph>& models, const std::string& outputPath,
                    const CompileOptions& options);
+// One ONNX model of a library: a file, or a serialized ModelProto held in memory.
+struct OnnxModel {
+  std::string name;            // what lib[NAME](device) creates
+  std::string path;            // the model file; empty when BYTES hold the model
+  std::vector<uint8_t> bytes;  // a serialized ModelProto, read when PATH is empty
+  // This model's input shapes, over (and in place of same-named entries of) options.inputShapes.
+  std::map<std::string, runtime::Shape> inputShapes;
+};
+
+// Imports every model (in order; an error names the model) and compiles them into one library.
+void compileOnnxModels(const std::vector<OnnxModel>& models, const std::string& outputPath,
+                       const CompileOptions& options);
 // ONNX files: NAMES[i] names PATHS[i] (empty NAMES: one model, named options.modelName).
 void compileOnnxFiles(const std::vector<std::string>& paths, const std::vector<std::string>& names,
                       const std::string& outputPath, const CompileOptions& options);

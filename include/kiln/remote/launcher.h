@@ -15,10 +15,14 @@ namespace kiln::remote {
 
 struct LauncherOptions {
   // The server program, built for the device. local: kiln-rpc-server beside the running
-  // executable, else $KILN_RPC_SERVER, else from PATH. qemu-aarch64: the cross-built
+  // executable (or in programDir), else $KILN_RPC_SERVER, else from PATH. qemu-aarch64: the
+  // cross-built
   // ../aarch64/bin/kiln-rpc-server beside it, else $KILN_RPC_SERVER_AARCH64, else
   // kiln-rpc-server-aarch64 from PATH.
   std::string serverPath;
+  // The folder searched first for the server programs, in place of the running executable's
+  // (the Python package, which runs inside python3, names its own bin/).
+  std::string programDir;
   std::string qemuPath = "qemu-aarch64";  // qemu-aarch64: the emulator (Debian's qemu-user)
   std::string sysroot = "/usr/aarch64-linux-gnu";  // qemu-aarch64: its -L (the aarch64 libraries)
   // ssh: options for ssh and scp, each passed as -o KEY=VALUE (IdentityFile=..., ...).

@@ -2,7 +2,6 @@
 // client may refer to (modules, functions, tensors) live in the session's handle table.
 #include <unistd.h>
 
-#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +15,7 @@
 #include "kiln/runtime/rpc/protocol.h"
 #include "kiln/runtime/rpc/server.h"
 #include "kiln/runtime/rpc/wire.h"
+#include "kiln/runtime/time_evaluator.h"
 #include "session_files.h"
 
 namespace kiln::runtime::rpc {
@@ -252,15 +252,8 @@ class SessionHandler {
     uint32_t repeat = wire_.readU32("repeat"), number = wire_.readU32("number");
     Args args = readArgs();
     PackedFunc f = table_.get(id, "module").asModule()[name];
-    if (repeat == 0 || number == 0) throw Error("time_evaluator: repeat and number must be >= 1");
-    f.callPacked(args);  // one untimed run warms caches and lazy state
     Json times = Json(Json::Array{});
-    for (uint32_t r = 0; r < repeat; ++r) {
-      auto start = std::chrono::steady_clock::now();
-      for (uint32_t i = 0; i < number; ++i) f.callPacked(args);
-      std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start;
-      times.push(Json(ms.count() / number));
-    }
+    for (double ms : timeEvaluate(f, args, repeat, number)) times.push(Json(ms));
     Json j;
     j["times_ms"] = std::move(times);
     replyOk(Value(j));

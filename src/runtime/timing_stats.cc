@@ -1,14 +1,13 @@
 // Mean, spread and tail percentiles of per-run latencies.
-#include "timing_stats.h"
+#include "kiln/runtime/timing_stats.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 #include "kiln/support/error.h"
-#include "kiln/support/json.h"
 
-namespace kiln::cli {
+namespace kiln::runtime {
 namespace {
 
 double percentile(const std::vector<double>& sorted, double p) {
@@ -21,7 +20,7 @@ double percentile(const std::vector<double>& sorted, double p) {
 }  // namespace
 
 TimingStats summarize(std::vector<double> millis) {
-  if (millis.empty()) throw Error("no timings to summarize: expected --repeat >= 1");
+  if (millis.empty()) throw Error("no timings to summarize: expected a repeat count >= 1");
   std::sort(millis.begin(), millis.end());
   TimingStats s;
   s.runs = millis.size();
@@ -50,7 +49,7 @@ std::string formatTable(const TimingStats& s) {
   return buf;
 }
 
-std::string formatJson(const TimingStats& s) {
+Json timingJson(const TimingStats& s) {
   Json j;
   j["mean_ms"] = s.mean;
   j["median_ms"] = s.median;
@@ -60,7 +59,7 @@ std::string formatJson(const TimingStats& s) {
   j["p90_ms"] = s.p90;
   j["p99_ms"] = s.p99;
   j["runs"] = static_cast<int64_t>(s.runs);
-  return j.dump();
+  return j;
 }
 
-}  // namespace kiln::cli
+}  // namespace kiln::runtime

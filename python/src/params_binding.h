@@ -1,0 +1,12 @@
+// Weights for Python (params_binding.cc).
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+namespace kiln::python {
+
+namespace py = pybind11;
+
+void bindParams(py::module_& m);
+
+}  // namespace kiln::python

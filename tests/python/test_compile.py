@@ -1,0 +1,137 @@
+"""kiln.compile: from a path, a ModelProto and bytes; several models in one library; the options
+(executor, input shapes, external weights, static libraries, IR dumps); and its errors."""
+import os
+
+import numpy as np
+import onnx
+import pytest
+
+import kiln
+from onnx_models import dense_model, dense_reference, symbolic_model, two_input_model
+
+X = np.random.RandomState(1).rand(2, 4).astype(np.float32)
+
+
+def run_default(lib, **inputs):
+    return lib["default"](kiln.cpu())(**inputs)
+
+
+def test_compile_from_a_path(dense_path, tmp_path):
+    artifact = kiln.compile(dense_path)
+    assert artifact.model_names == ["default"] and artifact.executor == "graph"
+    out = tmp_path / "dense.so"
+    assert artifact.export_library(out) == str(out)
+    lib = kiln.load_module(out)
+    (y,) = run_default(lib, x=X)
+    np.testing.assert_allclose(y, dense_reference(onnx.load(dense_path), X), rtol=1e-5, atol=1e-6)
+
+
+def test_compile_from_a_model_proto_and_from_bytes():
+    model = dense_model(seed=3)
+    expected = dense_reference(model, X)
+    for source in (model, model.SerializeToString()):
+        (y,) = run_default(kiln.compile(source), x=X)
+        np.testing.assert_allclose(y, expected, rtol=1e-5, atol=1e-6)
+
+
+def test_aot_executor_gives_the_graph_executors_outputs():
+    model = dense_model(seed=4)
+    graph = kiln.compile(model)
+    aot = kiln.compile(model, executor="aot")
+    assert aot.get_factory().executor_kind == "aot"
+    np.testing.assert_array_equal(run_default(aot, x=X)[0], run_default(graph, x=X)[0])
+
+
+def test_several_models_in_one_library(tmp_path):
+    first, second = dense_model(seed=5), dense_model(seed=6)
+    artifact = kiln.compile({"first": first, "second": second})
+    path = artifact.export_library(tmp_path / "both.so")
+    lib = kiln.load_module(path)
+    assert sorted(lib.list_models()) == ["first", "second"]
+    for name, model in (("first", first), ("second", second)):
+        (y,) = lib[name](kiln.cpu())(x=X)
+        np.testing.assert_allclose(y, dense_reference(model, X), rtol=1e-5, atol=1e-6)
+    listed = kiln.compile([first, second], model_name=["a", "b"])
+    assert listed.load().list_models() == ["a", "b"]
+    with pytest.raises(ValueError, match="2 models and 1 model names"):
+        kiln.compile([first, second], model_name=["a"])
+
+
+def test_input_shapes_shared_and_per_model():
+    x = np.arange(24, dtype=np.float32).reshape(3, 8)
+    (y,) = run_default(kiln.compile(symbolic_model(), input_shapes={"x": [3, 8]}), x=x)
+    np.testing.assert_array_equal(y, x * 2)
+    both = kiln.compile({"three": symbolic_model(), "five": symbolic_model()},
+                        input_shapes={"three": {"x": [3, 8]}, "five": {"x": [5, 8]}})
+    infos = {m: both[m](kiln.cpu()).get_input_info()[0]["shape"] for m in ("three", "five")}
+    assert infos == {"three": [3, 8], "five": [5, 8]}
+    with pytest.raises(kiln.KilnError, match="'N'"):
+        kiln.compile(symbolic_model())
+
+
+def test_external_weights(tmp_path):
+    model = dense_model(seed=7)
+    artifact = kiln.compile(model, params="external")
+    path = artifact.export_library(tmp_path / "ext.so")
+    weights = path + ".params"
+    assert os.path.getsize(weights) > 0
+    factory = kiln.load_module(path).get_factory()
+    with pytest.raises(kiln.KilnError, match="parameters not loaded"):
+        factory.create()(x=X)
+    (y,) = factory.load_params(weights).create()(x=X)
+    np.testing.assert_allclose(y, dense_reference(model, X), rtol=1e-5, atol=1e-6)
+
+
+def test_static_library_is_exported_with_its_header_and_not_loaded(tmp_path):
+    artifact = kiln.compile(dense_model(), executor="aot", emit="static")
+    path = artifact.export_library(tmp_path / "libdense.a")
+    header = tmp_path / "libdense.h"
+    assert open(path, "rb").read(8) == b"!<arch>\n"
+    assert "kiln" in header.read_text() and header.read_text().count("#include") >= 1
+    with pytest.raises(kiln.KilnError, match="static library"):
+        artifact.load()
+
+
+def test_dump_ir_writes_every_pass(tmp_path):
+    kiln.compile(dense_model(), dump_ir=tmp_path / "ir")
+    names = os.listdir(tmp_path / "ir")
+    assert "module.ll" in names and any(n.endswith(".ir") for n in names), names
+
+
+def test_export_is_atomic_and_refuses_folders(tmp_path):
+    artifact = kiln.compile(two_input_model())
+    target = tmp_path / "m.so"
+    target.write_bytes(b"old")
+    artifact.export_library(target)
+    assert kiln.load_module(target).list_models() == ["default"]
+    assert [p.name for p in tmp_path.iterdir()] == ["m.so"]  # no temporary left behind
+    with pytest.raises(kiln.KilnError, match="is a folder"):
+        artifact.export_library(tmp_path)
+    with pytest.raises(kiln.KilnError, match="does not exist"):
+        artifact.export_library(tmp_path / "missing" / "m.so")
+
+
+def test_compile_errors_carry_kilns_message(tmp_path):
+    with pytest.raises(kiln.KilnError, match="does not exist"):
+        kiln.compile(tmp_path / "missing.onnx")
+    with pytest.raises(kiln.KilnError, match="ONNX"):
+        kiln.compile(b"not a model")
+    with pytest.raises(kiln.KilnError, match="executor"):
+        kiln.compile(dense_model(), executor="interpreter")
+    with pytest.raises(kiln.KilnError, match="opt"):
+        kiln.compile(dense_model(), opt_level=7)
+    with pytest.raises(kiln.KilnError, match="not an input of the model"):
+        kiln.compile(dense_model(), input_shapes={"nope": [1]})
+    with pytest.raises(TypeError, match="expected a path, an onnx.ModelProto"):
+        kiln.compile(42)
+    with pytest.raises(TypeError, match="sequence of ints"):
+        kiln.compile(dense_model(), input_shapes={"x": "2x4"})
+
+
+def test_help_documents_the_options():
+    doc = kiln.compile.__doc__
+    for option in ("target", "executor", "input_shapes", "opt_level", "model_name", "params",
+                   "extensions", "KilnError"):
+        assert option in doc, option
+    annotations = kiln.compile.__annotations__
+    assert {"model", "target", "executor", "return"} <= set(annotations)
