@@ -350,10 +350,12 @@ class Executor(Module):
 
 
 def _as_numpy(value: Any) -> Any:
+    """An output as NumPy: a view of the copy get_output made (no second copy), or a copy for
+    the element types NumPy cannot view (strings, bfloat16)."""
     if isinstance(value, _kiln.NDArray):
-        return value.numpy()
+        return np.asarray(value)
     if isinstance(value, list):
-        return [v.numpy() for v in value]
+        return [np.asarray(v) for v in value]
     return value
 
 

@@ -258,8 +258,7 @@ Compact, row-major memory that kiln's executors read and write. ``numpy.asarray(
       [](py::handle obj, const py::object& dtype) {
         std::optional<DataType> type;
         if (!dtype.is_none()) type = DataType::parse(py::str(dtype).cast<std::string>());
-        if (py::isinstance<NDArray>(obj)) return toNDArray(obj, true, type);
-        return copyToNDArray(obj, type);
+        return toNDArray(obj, true, type);
       },
       "obj"_a, "dtype"_a = py::none(),
       R"(A new kiln tensor holding a copy of OBJ.

@@ -77,3 +77,16 @@ def conv_stack_model(layers=12, channels=32, size=28, seed=0):
     shape = [1, channels, size, size]
     return make_model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
                       [helper.make_tensor_value_info(last, TensorProto.FLOAT, shape)], weights)
+
+
+def conv_bias_relu_model(seed=0):
+    """relu(conv(x, w) + b) over x float32[1,3,8,8] with 4 output channels: the chain the vanilla
+    extension offloads."""
+    rng = np.random.RandomState(seed)
+    w = numpy_helper.from_array(rng.randn(4, 3, 3, 3).astype(np.float32) * 0.2, "w")
+    b = numpy_helper.from_array(rng.randn(4).astype(np.float32) * 0.1, "b")
+    return make_model(
+        [helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+         helper.make_node("Relu", ["c"], ["y"])],
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 8, 8])], [w, b])

@@ -7,7 +7,9 @@ import onnx
 import pytest
 
 import kiln
-from onnx_models import dense_model, dense_reference, symbolic_model, two_input_model
+from conftest import BUILD_DIR
+from onnx_models import (conv_bias_relu_model, dense_model, dense_reference, symbolic_model,
+                         two_input_model)
 
 X = np.random.RandomState(1).rand(2, 4).astype(np.float32)
 
@@ -135,3 +137,21 @@ def test_help_documents_the_options():
         assert option in doc, option
     annotations = kiln.compile.__annotations__
     assert {"model", "target", "executor", "return"} <= set(annotations)
+
+
+def test_offloading_to_an_extension(tmp_path):
+    vanilla = os.path.join(BUILD_DIR, "extensions", "libkiln_vanilla.so")
+    model = conv_bias_relu_model()
+    x = np.random.RandomState(5).rand(1, 3, 8, 8).astype(np.float32)
+    offloaded = kiln.compile(model, target="vanilla,llvm", extensions=[vanilla])
+    assert [(o["backend"], o["ops"]) for o in offloaded.offloads] == [("vanilla", ["Conv", "Relu"])]
+    own = kiln.compile(model)
+    assert own.offloads == []
+    np.testing.assert_allclose(run_default(offloaded, x=x)[0], run_default(own, x=x)[0],
+                               rtol=1e-5, atol=1e-5)
+    path = offloaded.export_library(tmp_path / "vanilla.so")
+    with pytest.raises(kiln.KilnError, match="vanilla"):
+        kiln.load_module(path)  # its runtime part is in the extension
+    assert kiln.load_module(path, extensions=[vanilla]).list_models() == ["default"]
+    with pytest.raises(kiln.KilnError, match="vanilla"):
+        kiln.compile(model, target="vanilla,llvm")  # no such backend loaded

@@ -67,6 +67,9 @@ def test_dlpack_to_torch_shares_memory():
     view += 2
     np.testing.assert_array_equal(t.numpy(), np.full((3, 2), 2, np.float32))
     assert t.__dlpack_device__() == (1, 0)
+    copied = torch.from_dlpack(t.__dlpack__(copy=True))
+    assert copied.data_ptr() != t.data_ptr
+    np.testing.assert_array_equal(copied.numpy(), t.numpy())
 
 
 def test_strided_tensors_are_refused_for_sharing_but_copied_by_array():
