@@ -28,7 +28,9 @@ for preset in "${which[@]}"; do
     asan)
       run cmake --preset asan -DKILN_WERROR="${KILN_WERROR:-OFF}"
       run cmake --build --preset asan -j "$jobs"
-      run ctest --test-dir build/asan --output-on-failure -j "$jobs"
+      # ResNet-50 runs ResNet-18's code paths (the same operators, kernels and executor) at
+      # 2.5 times the cost, the longest test under ASan by far; the release run keeps it.
+      run ctest --test-dir build/asan --output-on-failure -j "$jobs" -E '^e2e_resnet50$'
       ;;
     tsan)
       # The tsan build preset builds only the test binaries that hold `concurrency` tests.

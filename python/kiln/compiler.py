@@ -41,6 +41,15 @@ class Artifact:
         """The library's temporary file (valid while this Artifact lives)."""
         return self._path
 
+    def params_path(self, model: str = "default") -> Optional[str]:
+        """The temporary weights file of MODEL (compiled with ``params="external"``), for
+        ``factory.load_params``; None when the weights are inside the library."""
+        if self._options["params"] != "external":
+            return None
+        if model not in self._models:
+            raise _kiln.KilnError(f"no model '{model}' in this artifact; it has {self._models}")
+        return _kiln.params_path(self._path, model, len(self._models))
+
     @property
     def model_names(self) -> List[str]:
         return list(self._models)
@@ -171,8 +180,13 @@ def _entries(model: Any, model_name: Union[str, Sequence[str]],
         if not isinstance(model_name, str):
             raise TypeError("one model takes one model_name (a str)")
         named = [(model_name, model)]
-    per_model = (isinstance(input_shapes, Mapping) and len(named) > 1 and input_shapes
+    per_model = (isinstance(input_shapes, Mapping) and input_shapes
                  and all(isinstance(v, Mapping) for v in input_shapes.values()))
+    if per_model:
+        unknown = sorted(set(map(str, input_shapes)) - {str(n) for n, _ in named})
+        if unknown:
+            raise ValueError(f"input_shapes names models {unknown}, which are not compiled here; "
+                             f"the models are {[str(n) for n, _ in named]}")
     entries = []
     for name, m in named:
         own = _shapes(input_shapes.get(name), f"input_shapes['{name}']") if per_model else {}

@@ -167,6 +167,11 @@ class Factory(Module):
     """A model's factory: its weights, shared read-only by every executor it creates."""
 
     @property
+    def model(self) -> str:
+        """The name of the model."""
+        return self._handle["list_models"]()[0]
+
+    @property
     def executor_kind(self) -> str:
         """'graph' or 'aot': the executor the model was compiled for."""
         return self.type_key.split("_")[0]
@@ -199,7 +204,10 @@ class Factory(Module):
         """A factory of the same model with PARAMS as its weights: bytes, a dict, or the path of
         a weights file (checked against the model's recorded checksum)."""
         if isinstance(params, (str, os.PathLike)):
-            return Factory(self._handle["load_params_file"](os.fspath(params)), self._session)
+            path = os.fspath(params)
+            if self._session is not None:  # the file goes to the device first
+                path = self._session.upload_path(path)
+            return Factory(self._handle["load_params_file"](path), self._session)
         return Factory(self._handle["load_params"](_params_bytes(params)), self._session)
 
 
@@ -234,21 +242,56 @@ class Executor(Module):
         dtype is wrong. A sequence input takes a list of tensors."""
         with self._lock:
             if key is not None:
-                self._set_input(key, value)
+                self._set_input(key, self._input_value(key, value))
             for name, v in inputs.items():
-                self._set_input(name, v)
+                self._set_input(name, self._input_value(name, v))
 
-    def set_input_zero_copy(self, key: Union[str, int], tensor: "_kiln.NDArray") -> None:
+    def set_input_zero_copy(self, key: Union[str, int], tensor: TensorLike) -> None:
         """Binds TENSOR as input KEY without a copy: the executor reads it in place at every
-        run. It must have the input's shape and dtype and be 64-byte aligned (kiln.empty and
-        kiln.array give such tensors)."""
+        run. It must have the input's shape and dtype, be 64-byte aligned (kiln.empty and
+        kiln.array give such tensors) and share its memory (a kiln.NDArray, a C-contiguous
+        NumPy array, a compact PyTorch tensor); on a remote executor, a session's RemoteTensor.
+        Anything else is refused, never silently copied."""
         with self._lock:
-            self._handle["set_input_zero_copy"](key, tensor)
+            self._handle["set_input_zero_copy"](key, self._bindable(tensor,
+                                                                    "set_input_zero_copy"))
 
-    def set_output_zero_copy(self, index: int, tensor: "_kiln.NDArray") -> None:
-        """Makes the executor write output INDEX into TENSOR (shape, dtype, 64-byte aligned)."""
+    def set_output_zero_copy(self, index: int, tensor: TensorLike) -> None:
+        """Makes the executor write output INDEX into TENSOR at every run (the same conditions
+        as set_input_zero_copy, and writable)."""
         with self._lock:
-            self._handle["set_output_zero_copy"](index, tensor)
+            self._handle["set_output_zero_copy"](index, self._bindable(tensor,
+                                                                       "set_output_zero_copy"))
+
+    def _bindable(self, tensor: Any, what: str) -> Any:
+        if self._session is None:
+            return _kiln.share(tensor, what)
+        if getattr(tensor, "session", None) is not self._session:
+            raise _kiln.KilnError(
+                f"{what}: this executor runs on {self._session.device_name}; bind a tensor of "
+                "its session (session.empty or session.array), not one of this process")
+        return tensor
+
+    def _input_value(self, key: Union[str, int], value: Any) -> Any:
+        """VALUE as input KEY takes it: tensors and lists for sequence inputs as they are,
+        anything else (numbers, nested lists) converted to the input's dtype."""
+        if _is_tensor(value) or value is None:
+            return value
+        info = self._info_of(key)
+        if info is None or "kind" in info:  # not an input (the executor says so), or a sequence
+            return value
+        dtype = info["dtype"]
+        try:
+            return np.asarray(value, dtype=None if dtype in ("string", "bfloat16") else dtype)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"set_input('{info['name']}'): cannot make a {dtype} tensor of a "
+                            f"Python {type(value).__name__}: {e}") from None
+
+    def _info_of(self, key: Union[str, int]) -> Optional[Dict[str, Any]]:
+        infos = self.get_input_info()
+        if isinstance(key, int) and 0 <= key < len(infos):
+            return infos[key]
+        return next((i for i in infos if i["name"] == key), None)
 
     def get_input(self, key: Union[str, int]) -> Any:
         """A copy of input KEY."""
@@ -259,7 +302,7 @@ class Executor(Module):
         """Sets INPUTS (if any), then runs the model once. The GIL is released meanwhile."""
         with self._lock:
             for name, v in inputs.items():
-                self._set_input(name, v)
+                self._set_input(name, self._input_value(name, v))
             self._run()
 
     def get_output(self, index: int, out: Optional["_kiln.NDArray"] = None) -> Any:
@@ -268,7 +311,11 @@ class Executor(Module):
         with self._lock:
             if out is None:
                 return self._get_output(index)
-            return self._get_output(index, out)
+            if self._session is not None:  # the copy comes back over the wire, then into OUT
+                target = _kiln.share(out, "get_output(out)")
+                target.copyfrom(self._get_output(index))
+                return target
+            return self._get_output(index, _kiln.share(out, "get_output(out)"))
 
     def get_num_inputs(self) -> int:
         """The number of model inputs (weights are not inputs)."""
@@ -302,8 +349,12 @@ class Executor(Module):
         return [o["name"] for o in self.get_output_info()]
 
     def load_params(self, params: ParamsLike) -> None:
-        """Replaces this executor's weights (bytes or a dict name -> tensor; every name must be
-        a weight of the model, with its shape and dtype)."""
+        """Replaces this executor's weights: bytes, a dict name -> tensor or a weights file's
+        path (every name must be a weight of the model, with its shape and dtype; the factory's
+        load_params also checks a file was compiled with this model)."""
+        if isinstance(params, (str, os.PathLike)):
+            with open(params, "rb") as f:
+                params = f.read()
         with self._lock:
             self._handle["load_params"](_params_bytes(params))
 
@@ -329,9 +380,9 @@ class Executor(Module):
         optional that holds nothing)."""
         with self._lock:
             for i, v in enumerate(args):
-                self._set_input(i, v)
+                self._set_input(i, self._input_value(i, v))
             for name, v in inputs.items():
-                self._set_input(name, v)
+                self._set_input(name, self._input_value(name, v))
             self._run()
             return [_as_numpy(self._get_output(i)) for i in range(self.get_num_outputs())]
 
@@ -347,6 +398,13 @@ class Executor(Module):
             else:
                 times = _kiln.time_evaluate(self._run, [], repeat, number)
             return _kiln.summarize(times)
+
+
+def _is_tensor(value: Any) -> bool:
+    if isinstance(value, (_kiln.NDArray, np.ndarray, Module)) or hasattr(value, "__dlpack__"):
+        return True
+    return isinstance(value, (list, tuple)) and len(value) > 0 and all(
+        isinstance(v, (_kiln.NDArray, np.ndarray)) or hasattr(v, "__dlpack__") for v in value)
 
 
 def _as_numpy(value: Any) -> Any:

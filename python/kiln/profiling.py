@@ -79,6 +79,6 @@ def profile(target: Any, inputs: Optional[Mapping[str, Any]] = None, *,
         raise TypeError(f"profile: the model has {debug.get_num_inputs()} inputs "
                         f"({', '.join(debug.input_names)}); give them as inputs={{name: array}}")
     session = debug.session._handle if debug.session is not None else None
-    name = model_name if source is None else "default"
+    name = debug.factory.model if debug.factory is not None else model_name
     result = _kiln.profile_executor(debug._kiln_handle, repeat, number, session, name)
     return Profile(result["nodes"], result["nodes_us"], result["end_to_end_us"], result["trace"])

@@ -92,14 +92,26 @@ class Session:
 
     def empty(self, shape: Sequence[int], dtype: str = "float32") -> RemoteTensor:
         """A new tensor on the device."""
-        return RemoteTensor(self._handle.empty(list(shape), _kiln.DataType(dtype)), self)
+        return RemoteTensor(self._handle.empty([int(d) for d in shape], _kiln.DataType(dtype)),
+                            self)
 
     def array(self, source: Any) -> RemoteTensor:
         """A tensor on the device holding a copy of SOURCE."""
         local = _kiln.array(source)
         return self.empty(local.shape, local.dtype).copyfrom(local)
 
+    def upload_path(self, local_path: Union[str, os.PathLike]) -> str:
+        """Uploads LOCAL_PATH under a name of its own; its path on the device."""
+        self._uploads += 1
+        name = self.upload(local_path, f"{self._uploads}-{os.path.basename(local_path)}")
+        return f"{self.info()['session_dir']}/{name}"
+
     def _executor(self, lib: Any, model: str, create: str) -> Executor:
+        if isinstance(lib, Library) and lib.session is not self:
+            where = "this process" if lib.session is None else lib.session.device_name
+            raise TypeError(f"{create}: the library is loaded in {where}, not on "
+                            f"{self.device_name}; pass its Artifact or file, which the session "
+                            "uploads")
         library = lib if isinstance(lib, Library) else self.load_library(lib)
         factory = library.get_factory(model)
         handle = getattr(self._handle, create)(library._kiln_handle, model)

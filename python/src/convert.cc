@@ -41,10 +41,20 @@ std::shared_ptr<const void> holdObject(py::handle obj) {
 
 bool isStringKind(char kind) { return kind == 'U' || kind == 'S' || kind == 'O'; }
 
-uint16_t toBfloat16(float f) {
+// To bfloat16, rounding to nearest even once: D is first narrowed to float32 rounding to odd,
+// which keeps the later rounding exact (float32 holds more than two bits beyond bfloat16's).
+uint16_t toBfloat16(double d) {
+  auto f = static_cast<float>(d);
   uint32_t bits;
   std::memcpy(&bits, &f, sizeof bits);
-  if (std::isnan(f)) return static_cast<uint16_t>((bits >> 16) | 0x40);
+  if (std::isnan(d)) return static_cast<uint16_t>((bits >> 16) | 0x40);
+  if (std::isfinite(f) && static_cast<double>(f) != d) {
+    if (std::fabs(static_cast<double>(f)) > std::fabs(d)) {
+      f = std::nextafter(f, 0.0F);  // toward zero, then odd
+      std::memcpy(&bits, &f, sizeof bits);
+    }
+    bits |= 1;
+  }
   uint32_t rounding = 0x7FFF + ((bits >> 16) & 1);  // to nearest, ties to even
   return static_cast<uint16_t>((bits + rounding) >> 16);
 }
@@ -74,12 +84,19 @@ NDArray stringArray(const py::array& source) {
 }
 
 NDArray bfloat16Array(py::handle obj) {
-  py::array_t<float, py::array::c_style | py::array::forcecast> f =
-      numpy().attr("asarray")(obj, "dtype"_a = "float32");
+  py::array_t<double, py::array::c_style | py::array::forcecast> f =
+      numpy().attr("ascontiguousarray")(obj, "dtype"_a = "float64");
   NDArray out = NDArray::empty(shapeOf(f), DataType{kDLBfloat, 16, 1});
   auto* bits = out.data<uint16_t>();
   for (py::ssize_t i = 0; i < f.size(); ++i) bits[i] = toBfloat16(f.data()[i]);
   return out;
+}
+
+// Whether an object array's first element is text (then it is a string tensor).
+bool holdsText(const py::array& objects) {
+  if (objects.size() == 0) return false;
+  py::object first = objects.attr("reshape")(-1)[py::int_(0)];
+  return py::isinstance<py::str>(first) || py::isinstance<py::bytes>(first);
 }
 
 bool isTensorLike(py::handle obj) {
@@ -130,6 +147,9 @@ NDArray copyToNDArray(py::handle obj, std::optional<DataType> dtype) {
   py::array source = dtype && !dtype->isString()
                          ? numpy().attr("asarray")(obj, "dtype"_a = numpyDtype(*dtype))
                          : numpy().attr("asarray")(obj);
+  if (!dtype && source.dtype().kind() == 'O' && !holdsText(source)) {
+    source = numpy().attr("asarray")(source.attr("tolist")());  // objects: what they hold
+  }
   DataType type = dtype ? *dtype : dataTypeOf(source.dtype());
   if (type.isString()) {
     if (!isStringKind(source.dtype().kind()) && source.size() > 0) {
@@ -141,6 +161,36 @@ NDArray copyToNDArray(py::handle obj, std::optional<DataType> dtype) {
   NDArray out = NDArray::empty(shapeOf(source), type);
   numpy().attr("copyto")(numpyView(out, true), source, "casting"_a = "unsafe");
   return out;
+}
+
+DataType dataTypeArg(py::handle dtype) {
+  if (py::isinstance<DataType>(dtype)) return dtype.cast<DataType>();
+  if (py::isinstance<py::str>(dtype)) return DataType::parse(dtype.cast<std::string>());
+  return dataTypeOf(py::dtype::from_args(py::reinterpret_borrow<py::object>(dtype)));
+}
+
+NDArray shareNDArray(py::handle obj, const std::string& what) {
+  if (py::isinstance<NDArray>(obj)) return obj.cast<NDArray>();
+  if (py::isinstance<py::array>(obj)) {
+    auto a = py::reinterpret_borrow<py::array>(obj);
+    if ((a.flags() & py::array::c_style) == 0 || a.dtype().byteorder() == '>' ||
+        isStringKind(a.dtype().kind())) {
+      throw Error(strCat(what, ": the NumPy array (", text(a.dtype()), text(a.attr("shape")),
+                         ") is not a C-contiguous array of native byte order, so it cannot be "
+                         "shared; use a kiln tensor (kiln.empty, kiln.array)"));
+    }
+    return toNDArray(obj, false);
+  }
+  if (py::hasattr(obj, "__dlpack__")) {
+    try {
+      return fromDlpack(obj);
+    } catch (const Error& e) {
+      throw Error(strCat(what, ": ", e.what()));
+    }
+  }
+  throw Error(strCat(what, ": a ", typeName(obj),
+                     " has no memory kiln can share; expected a kiln.NDArray, a NumPy array or "
+                     "a tensor with __dlpack__"));
 }
 
 NDArray toNDArray(py::handle obj, bool copy, std::optional<DataType> dtype) {

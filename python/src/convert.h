@@ -17,6 +17,8 @@ namespace py = pybind11;
 
 // The kiln element type of a NumPy dtype; throws kiln::Error naming the dtype when kiln has none.
 runtime::DataType dataTypeOf(const py::dtype& dtype);
+// A dtype argument: a name ('float32'), a NumPy dtype or type (np.float32), or a kiln DataType.
+runtime::DataType dataTypeArg(py::handle dtype);
 // The NumPy dtype of a kiln element type; throws kiln::Error for bfloat16 (NumPy has none).
 py::dtype numpyDtype(runtime::DataType dtype);
 
@@ -27,6 +29,11 @@ py::dtype numpyDtype(runtime::DataType dtype);
 // converts the elements (always a copy when it differs).
 runtime::NDArray toNDArray(py::handle obj, bool copy,
                            std::optional<runtime::DataType> dtype = std::nullopt);
+// OBJ as an NDArray sharing its memory, for arguments the executor keeps or writes
+// (set_input_zero_copy, set_output_zero_copy, get_output's OUT): a kiln NDArray, a C-contiguous
+// NumPy array of native byte order, or a compact tensor through DLPack. Throws kiln::Error naming
+// WHAT and why OBJ cannot be shared (a copy would silently be bound instead).
+runtime::NDArray shareNDArray(py::handle obj, const std::string& what);
 // A new array holding OBJ's elements (strings, numbers or an array of them) as DTYPE or as the
 // element type NumPy infers.
 runtime::NDArray copyToNDArray(py::handle obj, std::optional<runtime::DataType> dtype);

@@ -5,6 +5,7 @@
 #include <pybind11/stl.h>
 
 #include "convert.h"
+#include "holders.h"
 #include "kiln/runtime/module.h"
 #include "kiln/runtime/thread_pool.h"
 #include "kiln/support/error.h"
@@ -39,7 +40,9 @@ void bindDevice(py::module_& m) {
       .def_property_readonly("device_id", [](const runtime::Device& d) { return d.id; })
       .def("__dlpack_device__",
            [](const runtime::Device& d) { return py::make_tuple(static_cast<int>(d.type), d.id); })
-      .def("__eq__", [](const runtime::Device& a, const runtime::Device& b) { return a == b; })
+      .def(
+          "__eq__", [](const runtime::Device& a, const runtime::Device& b) { return a == b; },
+          py::is_operator())
       .def("__hash__",
            [](const runtime::Device& d) { return (static_cast<int64_t>(d.type) << 32) + d.id; })
       .def("__repr__", &runtime::Device::str);
@@ -48,8 +51,7 @@ void bindDevice(py::module_& m) {
       "The CPU device: what lib['default'](kiln.cpu()) creates an executor on.");
 
   py::class_<runtime::DataType>(m, "DataType", "An element type: 'float32', 'int64', 'bool', ...")
-      .def(py::init([](const std::string& name) { return runtime::DataType::parse(name); }),
-           "name"_a)
+      .def(py::init([](py::handle name) { return dataTypeArg(name); }), "name"_a)
       .def_readonly("code", &runtime::DataType::code)
       .def_readonly("bits", &runtime::DataType::bits)
       .def_readonly("lanes", &runtime::DataType::lanes)
@@ -61,29 +63,40 @@ void bindDevice(py::module_& m) {
 }
 
 void bindModule(py::module_& m) {
-  py::class_<PackedFunc>(m, "Function",
-                         "A packed function of a module; call it with Python values.")
+  py::class_<PackedFunc, GilFreeHolder<PackedFunc>>(
+      m, "Function", "A packed function of a module; call it with Python values.")
       .def("__call__", &call)
       .def("__bool__", [](const PackedFunc& f) { return static_cast<bool>(f); });
 
-  py::class_<Module>(m, "Module",
-                     "A runtime module: a library, a factory, an executor or a "
-                     "remote object, with functions by name.")
+  using Release = py::call_guard<py::gil_scoped_release>;  // a remote module asks its server
+  py::class_<Module, GilFreeHolder<Module>>(m, "Module",
+                                            "A runtime module: a library, a factory, an executor "
+                                            "or a remote object, with functions by name.")
       .def_property_readonly("type_key",
                              [](const Module& mod) { return std::string(mod.typeKey()); })
-      .def("__getitem__", [](const Module& mod, const std::string& name) { return mod[name]; })
+      .def(
+          "__getitem__", [](const Module& mod, const std::string& name) { return mod[name]; },
+          Release())
       .def(
           "get_function",
           [](const Module& mod, const std::string& name, bool queryImports) -> py::object {
-            PackedFunc f = mod.getFunction(name, queryImports);
+            PackedFunc f;
+            {
+              py::gil_scoped_release release;
+              f = mod.getFunction(name, queryImports);
+            }
             return f ? py::cast(f) : py::none();
           },
           "name"_a, "query_imports"_a = false)
-      .def("function_names", [](const Module& mod) { return mod.node()->functionNames(); })
-      .def("__contains__",
-           [](const Module& mod, const std::string& name) {
-             return static_cast<bool>(mod.getFunction(name));
-           })
+      .def(
+          "function_names", [](const Module& mod) { return mod.node()->functionNames(); },
+          Release())
+      .def(
+          "__contains__",
+          [](const Module& mod, const std::string& name) {
+            return static_cast<bool>(mod.getFunction(name));
+          },
+          Release())
       .def("__repr__",
            [](const Module& mod) { return strCat("kiln.Module(", mod.typeKey(), ")"); });
 

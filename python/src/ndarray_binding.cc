@@ -105,6 +105,12 @@ int getBuffer(PyObject* obj, Py_buffer* view, int flags) {
           strCat("a ", a.dtype().str(), " tensor has no buffer view; .numpy() copies it").c_str());
       return -1;
     }
+    int spread = 0;  // dims longer than 1: with two or more, C order is not Fortran order
+    for (int64_t d : a.shape()) spread += d > 1 ? 1 : 0;
+    if ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS && spread > 1) {
+      PyErr_SetString(PyExc_BufferError, "a kiln tensor is C-contiguous, not Fortran-contiguous");
+      return -1;
+    }
     if ((flags & PyBUF_WRITABLE) == PyBUF_WRITABLE && a.readOnly()) {
       PyErr_SetString(PyExc_BufferError, "the tensor is read-only (weights mapped from a library)");
       return -1;
@@ -257,7 +263,7 @@ Compact, row-major memory that kiln's executors read and write. ``numpy.asarray(
       "array",
       [](py::handle obj, const py::object& dtype) {
         std::optional<DataType> type;
-        if (!dtype.is_none()) type = DataType::parse(py::str(dtype).cast<std::string>());
+        if (!dtype.is_none()) type = dataTypeArg(dtype);
         return toNDArray(obj, true, type);
       },
       "obj"_a, "dtype"_a = py::none(),
@@ -269,11 +275,15 @@ the elements, else the element type is OBJ's. The memory is 64-byte aligned, so 
 be bound with an executor's set_input_zero_copy.)");
   m.def(
       "empty",
-      [](const std::vector<int64_t>& shape, const std::string& dtype) {
-        return NDArray::empty(shape, DataType::parse(dtype));
+      [](const std::vector<int64_t>& shape, const py::object& dtype) {
+        return NDArray::empty(shape, dataTypeArg(dtype));
       },
       "shape"_a, "dtype"_a = "float32",
       "A new, uninitialised, 64-byte aligned tensor of SHAPE and DTYPE.");
+  m.def(
+      "share", [](py::handle obj, const std::string& what) { return shareNDArray(obj, what); },
+      "obj"_a, "what"_a = "sharing",
+      "OBJ as a kiln tensor sharing its memory; KilnError when it cannot be shared.");
   m.def(
       "from_dlpack", &fromDlpack, "obj"_a,
       R"(The tensor OBJ exports through DLPack (a PyTorch tensor, a NumPy array, a capsule), shared

@@ -5,6 +5,7 @@
 #include <pybind11/stl.h>
 
 #include "convert.h"
+#include "holders.h"
 #include "kiln/remote/launcher.h"
 #include "kiln/remote/session.h"
 #include "kiln/runtime/rpc/tracker.h"
@@ -25,12 +26,12 @@ runtime::rpc::ClientOptions clientOptions(const std::string& token, double callT
   return o;
 }
 
-std::unique_ptr<Launcher> makeLauncher(const std::string& device, const std::string& serverPath,
-                                       const std::string& programDir, const std::string& qemuPath,
-                                       const std::string& sysroot,
-                                       const std::vector<std::string>& sshOptions,
-                                       const std::string& token, double startTimeoutSeconds,
-                                       double callTimeoutSeconds) {
+GilFreeHolder<Launcher> makeLauncher(const std::string& device, const std::string& serverPath,
+                                     const std::string& programDir, const std::string& qemuPath,
+                                     const std::string& sysroot,
+                                     const std::vector<std::string>& sshOptions,
+                                     const std::string& token, double startTimeoutSeconds,
+                                     double callTimeoutSeconds) {
   remote::LauncherOptions o;
   o.serverPath = serverPath;
   o.programDir = programDir;
@@ -39,17 +40,19 @@ std::unique_ptr<Launcher> makeLauncher(const std::string& device, const std::str
   o.sshOptions = sshOptions;
   o.client = clientOptions(token, callTimeoutSeconds);
   o.startTimeout = std::chrono::milliseconds(static_cast<int64_t>(startTimeoutSeconds * 1000));
-  return remote::makeLauncher(device, o);
+  return GilFreeHolder<Launcher>(remote::makeLauncher(device, o).release());
 }
 
 void bindLauncher(py::module_& m) {
-  py::class_<Launcher>(m, "Launcher")
+  py::class_<Launcher, GilFreeHolder<Launcher>>(m, "Launcher")
       .def_property_readonly("device_name", &Launcher::deviceName)
       .def("target", &Launcher::target, py::call_guard<py::gil_scoped_release>())
       .def("start", &Launcher::start, py::call_guard<py::gil_scoped_release>())
       .def("stop", &Launcher::stop, py::call_guard<py::gil_scoped_release>())
-      .def("create_session", &Launcher::createSession, py::call_guard<py::gil_scoped_release>(),
-           py::keep_alive<0, 1>())
+      .def(
+          "create_session",
+          [](Launcher& l) { return GilFreeHolder<Session>(l.createSession().release()); },
+          py::call_guard<py::gil_scoped_release>(), py::keep_alive<0, 1>())
       .def("add_file", &Launcher::addFile, "local_path"_a);
   m.def("make_launcher", &makeLauncher, "device"_a, py::kw_only(), "server_path"_a = "",
         "program_dir"_a = "", "qemu_path"_a = "", "sysroot"_a = "",
@@ -59,7 +62,7 @@ void bindLauncher(py::module_& m) {
 
 void bindSession(py::module_& m) {
   using Release = py::call_guard<py::gil_scoped_release>;
-  py::class_<Session>(m, "Session")
+  py::class_<Session, GilFreeHolder<Session>>(m, "Session")
       .def_property_readonly("device_name", &Session::deviceName)
       .def_property_readonly("closed", &Session::closed)
       .def("info",
@@ -112,7 +115,8 @@ void bindSession(py::module_& m) {
       [](const std::string& host, int port, const std::string& token, double callTimeout) {
         py::gil_scoped_release release;
         auto client = runtime::rpc::Client::connect(host, port, clientOptions(token, callTimeout));
-        return std::make_unique<Session>(std::move(client), strCat("rpc ", host, ":", port));
+        return GilFreeHolder<Session>(
+            new Session(std::move(client), strCat("rpc ", host, ":", port)));
       },
       "host"_a, "port"_a, "token"_a = "", "call_timeout"_a = 600.0);
   m.def(
@@ -126,7 +130,7 @@ void bindSession(py::module_& m) {
         request.client = clientOptions(token, callTimeout);
         runtime::rpc::HostPort at = runtime::rpc::parseHostPort(tracker, "tracker");
         py::gil_scoped_release release;
-        return std::make_unique<Session>(runtime::rpc::requestSession(at, request), key);
+        return GilFreeHolder<Session>(new Session(runtime::rpc::requestSession(at, request), key));
       },
       "tracker"_a, "key"_a, "priority"_a = 0, "timeout"_a = 600.0, "token"_a = "",
       "call_timeout"_a = 600.0);

@@ -38,6 +38,21 @@ void refuseStrings(const char* what, DataType dtype, const Shape& shape) {
   }
 }
 
+// The element types a tensor from another framework may have: kiln's scalar types.
+void refuseForeignType(DLDataType t) {
+  bool isInt = (t.code == kDLInt || t.code == kDLUInt) &&
+               (t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64);
+  bool isFloat = t.code == kDLFloat && (t.bits == 16 || t.bits == 32 || t.bits == 64);
+  bool known = isInt || isFloat || (t.code == kDLBfloat && t.bits == 16) ||
+               (t.code == kDLBool && t.bits == 8);
+  if (!known || t.lanes != 1) {
+    throw Error(strCat("NDArray::fromDLPack: element type code ", static_cast<int>(t.code), " of ",
+                       static_cast<int>(t.bits), " bits and ", t.lanes,
+                       " lanes is not one kiln has; expected bool, int8..int64, uint8..uint64, "
+                       "float16, float32, float64 or bfloat16"));
+  }
+}
+
 }  // namespace
 
 std::string shapeStr(const Shape& shape) {
@@ -181,8 +196,8 @@ NDArray NDArray::fromDLPack(DLManagedTensor* tensor) {
     throw Error(strCat("NDArray::fromDLPack: invalid ndim ", t.ndim, " or null shape"));
   }
   Shape shape(t.shape, t.shape + t.ndim);
+  refuseForeignType(t.dtype);
   DataType dtype = DataType::fromDL(t.dtype);
-  refuseStrings("NDArray::fromDLPack", dtype, shape);
   size_t nbytes = byteSize(shape, dtype);
   if (t.device.device_type != kDLCPU) {
     throw Error(strCat("NDArray::fromDLPack: expected a cpu tensor, got device type ",

@@ -69,6 +69,11 @@ def test_input_shapes_shared_and_per_model():
     assert infos == {"three": [3, 8], "five": [5, 8]}
     with pytest.raises(kiln.KilnError, match="'N'"):
         kiln.compile(symbolic_model())
+    one = kiln.compile({"only": symbolic_model()}, input_shapes={"only": {"x": [4, 8]}})
+    assert one["only"](kiln.cpu()).get_input_info()[0]["shape"] == [4, 8]
+    with pytest.raises(ValueError, match=r"names models \['tree'\].*\['three', 'five'\]"):
+        kiln.compile({"three": symbolic_model(), "five": symbolic_model()},
+                     input_shapes={"tree": {"x": [3, 8]}, "five": {"x": [5, 8]}})
 
 
 def test_external_weights(tmp_path):

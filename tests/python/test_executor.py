@@ -56,6 +56,11 @@ def test_inputs_of_several_names_and_outputs():
     s, p = ex(b=b, a=a)
     np.testing.assert_array_equal(s, a + b)
     assert ex.input_names == ["a", "b"] and ex.output_names == ["s", "p"]
+    s, _ = ex(a=[1, 2, 3], b=(2, 2, 2))  # lists and tuples: converted to float32
+    np.testing.assert_array_equal(s, [3, 4, 5])
+    with pytest.raises(kiln.KilnError, match=r"set_input\('a'\): expected float32\[3\], got "
+                                             r"float32\[2\]"):
+        ex.set_input("a", [1, 2])
 
 
 def test_weights_get_load_remove():
@@ -81,6 +86,19 @@ def test_weights_get_load_remove():
     assert kiln.load_params(factory.get_params_bytes()).keys() == params.keys()
 
 
+def test_external_weights_by_path(tmp_path):
+    artifact = kiln.compile(dense_model(seed=10), params="external")
+    weights = artifact.params_path()
+    assert weights and open(weights, "rb").read(4)
+    ex = artifact["default"](kiln.cpu())
+    ex.load_params(weights)  # an executor takes the file too
+    np.testing.assert_allclose(ex(x=X)[0], dense_reference(dense_model(seed=10), X), rtol=1e-5,
+                               atol=1e-6)
+    assert kiln.compile(dense_model()).params_path() is None
+    with pytest.raises(kiln.KilnError, match="no model 'other'"):
+        artifact.params_path("other")
+
+
 def test_sequence_outputs_are_lists():
     ex = kiln.compile(split_model())["default"]()
     x = np.arange(6, dtype=np.float32).reshape(3, 2)
@@ -101,8 +119,11 @@ def test_errors_are_exceptions_with_kilns_message(dense_lib):
         ex.set_input("nope", X)
     with pytest.raises(kiln.KilnError, match="has no function 'frobnicate'"):
         ex["frobnicate"]
-    with pytest.raises(TypeError, match="cannot take a Python object"):
+    with pytest.raises(TypeError, match=r"set_input\('x'\): cannot make a float32 tensor of a "
+                                        r"Python object"):
         ex.set_input("x", object())
+    with pytest.raises(TypeError, match="cannot take a Python object"):
+        ex["get_input_index"](object())  # a packed function's argument with no kiln meaning
     with pytest.raises(kiln.KilnError, match="no model"):
         kiln.load_module(dense_lib).get_factory("other")
     with pytest.raises(kiln.KilnError, match="no such file"):

@@ -25,7 +25,11 @@ def test_a_model_runs_on_the_device(kiln_device, kiln_session, kiln_target):
     assert stats["runs"] == 3 and 0 < stats["min_ms"] <= stats["max_ms"]
     profile = kiln.profile(ex, repeat=2)
     assert [row["ops"] for row in profile] and profile.end_to_end_us > 0
-    assert set(ex.get_params()) == set(kiln.compile(model).get_params())  # read from the device
+    device_params, host_params = ex.get_params(), kiln.compile(model).get_params()
+    assert set(device_params) == set(host_params)  # read back from the device
+    if kiln_device == "local":  # the same target: the same packed weights
+        for name, value in device_params.items():
+            np.testing.assert_array_equal(value.numpy(), host_params[name].numpy())
 
 
 def test_library_functions_and_device_tensors(kiln_session, kiln_target):
@@ -73,3 +77,27 @@ def test_unknown_devices_are_refused():
     with pytest.raises(kiln.KilnError, match="nonexistent"):
         launcher.create_session()
     launcher.stop()
+
+
+def test_what_a_session_refuses_and_takes(kiln_session, kiln_target):
+    local = kiln.compile(dense_model(seed=12)).load()
+    with pytest.raises(TypeError, match="loaded in this process"):
+        kiln_session.get_executor_from_factory(local)
+    artifact = kiln.compile(dense_model(seed=12), target=kiln_target, params="external")
+    ex = kiln_session.get_executor_from_factory(artifact)
+    with pytest.raises(kiln.KilnError, match="parameters not loaded"):
+        ex.run(x=X)
+    factory = ex.factory.load_params(artifact.params_path())  # uploaded to the device
+    ex = factory.create()
+    expected = dense_reference(dense_model(seed=12), X)
+    out = np.zeros((2, 3), np.float32)
+    ex.set_input("x", X)
+    ex.run()
+    assert ex.get_output(0, out).data_ptr == out.__array_interface__["data"][0]
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)  # filled over the wire
+    with pytest.raises(kiln.KilnError, match="bind a tensor of its session"):
+        ex.set_input_zero_copy("x", kiln.array(X))
+    on_device = kiln_session.array(X)
+    ex.set_input_zero_copy("x", on_device)  # a tensor on the device is bound in place
+    ex.run()
+    np.testing.assert_allclose(ex.get_output(0).numpy(), expected, rtol=1e-5, atol=1e-5)

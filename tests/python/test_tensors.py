@@ -1,5 +1,9 @@
 """Tensors between kiln, NumPy and PyTorch: copies for every dtype, zero-copy views and DLPack in
 both directions, strings, bfloat16, and zero-copy binding to an executor."""
+import ctypes
+import gc
+import weakref
+
 import numpy as np
 import pytest
 import torch
@@ -20,8 +24,9 @@ def test_numpy_round_trip_of_every_dtype(dtype):
     back = t.numpy()
     assert back.dtype == np.dtype(dtype)
     np.testing.assert_array_equal(back, source)
-    source[0, 0, 0] = 5
-    assert t.numpy()[0, 0, 0] != 5 or dtype == "bool"  # kiln.array copied
+    original = source.copy()
+    source[...] = np.logical_not(source) if dtype == "bool" else source + 1
+    np.testing.assert_array_equal(t.numpy(), original)  # kiln.array copied
 
 
 def test_array_converts_and_takes_lists():
@@ -34,6 +39,13 @@ def test_array_converts_and_takes_lists():
     np.testing.assert_array_equal(kiln.array(strided).numpy(), strided)
     with pytest.raises(kiln.KilnError, match="no kiln element type"):
         kiln.array(np.zeros(3, np.complex64))
+    with pytest.raises(kiln.KilnError, match="not one kiln has"):
+        kiln.from_dlpack(np.zeros(3, np.complex64))
+    numbers = kiln.array(np.array([1.0, 2.5], dtype=object))  # objects holding numbers
+    assert numbers.dtype == "float64" and numbers.numpy().tolist() == [1.0, 2.5]
+    assert kiln.array([1, 2], dtype=np.float16).dtype == "float16"  # NumPy dtypes name types
+    assert kiln.empty([2], np.int32).dtype == "int32"
+    assert kiln.DataType(np.uint8) == kiln.DataType("uint8") and kiln.cpu() != None  # noqa
 
 
 def test_numpy_views_kiln_memory_without_a_copy():
@@ -56,8 +68,13 @@ def test_dlpack_from_torch_and_numpy_shares_memory():
     array = np.arange(5, dtype=np.int64)
     shared = kiln.from_dlpack(array)
     assert shared.data_ptr == array.__array_interface__["data"][0]
-    del array  # the kiln tensor keeps NumPy's memory alive
+    alive = weakref.ref(array)
+    del array
+    assert alive() is not None  # the kiln tensor keeps NumPy's array alive ...
     np.testing.assert_array_equal(shared.numpy(), np.arange(5))
+    del shared
+    gc.collect()
+    assert alive() is None  # ... and lets go of it with its last reference
 
 
 def test_dlpack_to_torch_shares_memory():
@@ -89,6 +106,25 @@ def test_strings_and_bfloat16():
     halves = kiln.array([1.5, -2.25, 3.0], dtype="bfloat16")
     assert halves.dtype == "bfloat16" and halves.nbytes == 6
     np.testing.assert_array_equal(halves.numpy(), np.array([1.5, -2.25, 3.0], np.float32))
+    # Rounded once, to nearest even: 1 + 2^-8 + 2^-30 is above the tie between 1 and 1 + 2^-7
+    # (rounding through float32 first would land on the tie and go down to 1).
+    nearest = kiln.array([1 + 2.0**-8 + 2.0**-30, 1 + 2.0**-8, 1e39], dtype="bfloat16")
+    assert nearest.numpy().tolist() == [1.0078125, 1.0, float("inf")]
+
+
+def test_the_buffer_protocol_gives_c_order_only():
+    t = kiln.empty([2, 3], "float32")
+    view = (ctypes.c_char * 256)()  # room for a Py_buffer
+    get, release = ctypes.pythonapi.PyObject_GetBuffer, ctypes.pythonapi.PyBuffer_Release
+    get.argtypes = [ctypes.py_object, ctypes.c_void_p, ctypes.c_int]
+    release.argtypes = [ctypes.c_void_p]
+    c_contiguous, f_contiguous = 0x0020 | 0x0018, 0x0040 | 0x0018
+    assert get(t, ctypes.addressof(view), c_contiguous) == 0
+    release(ctypes.addressof(view))
+    with pytest.raises(BufferError, match="not Fortran"):
+        get(t, ctypes.addressof(view), f_contiguous)
+    assert get(kiln.empty([1, 3]), ctypes.addressof(view), f_contiguous) == 0  # one long dim
+    release(ctypes.addressof(view))
 
 
 def test_zero_copy_inputs_and_outputs():
@@ -106,3 +142,13 @@ def test_zero_copy_inputs_and_outputs():
         ex.set_input_zero_copy("a", misaligned)
     with pytest.raises(kiln.KilnError, match="float32\\[3\\]"):
         ex.set_input_zero_copy("a", kiln.empty([4]))
+    # What cannot be shared is refused rather than bound as a copy the caller never sees.
+    with pytest.raises(kiln.KilnError, match="set_input_zero_copy.*not a C-contiguous"):
+        ex.set_input_zero_copy("a", np.zeros(6, np.float32)[::2])
+    with pytest.raises(kiln.KilnError, match="set_output_zero_copy.*compact row-major"):
+        ex.set_output_zero_copy(1, torch.zeros(3, 2).t()[0])
+    with pytest.raises(kiln.KilnError, match="get_output.*not a C-contiguous"):
+        ex.get_output(0, np.zeros((3, 2), np.float32)[:, 0])
+    landed = np.zeros(3, np.float32)
+    assert ex.get_output(1, landed).data_ptr == landed.__array_interface__["data"][0]
+    np.testing.assert_array_equal(landed, [10, 40, 90])

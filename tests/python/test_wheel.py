@@ -35,6 +35,19 @@ CHECK = textwrap.dedent('''
     print("wheel ok")
 ''')
 
+# A user's device test with the conftest line the docs give, beside the wheel's own registration
+# of the plugin.
+USER_SUITE = {
+    "conftest.py": 'pytest_plugins = ["kiln.testing.pytest_plugin"]\n',
+    "test_device.py": textwrap.dedent('''
+        import os
+
+        def test_a_session(kiln_session, kiln_device):
+            arch = {"local": os.uname().machine, "qemu-aarch64": "aarch64"}[kiln_device]
+            assert kiln_session.info()["arch"] == arch
+    '''),
+}
+
 
 def test_the_wheel_installs_and_runs(tmp_path):
     dist, venv = tmp_path / "dist", tmp_path / "venv"
@@ -53,3 +66,11 @@ def test_the_wheel_installs_and_runs(tmp_path):
     done = subprocess.run([str(venv / "bin" / "python"), "check.py"], cwd=tmp_path, env=env,
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0 and "wheel ok" in done.stdout, done.stdout + done.stderr
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    for name, text in USER_SUITE.items():
+        (suite / name).write_text(text)
+    done = subprocess.run([str(venv / "bin" / "python"), "-m", "pytest", "-q", "-p",
+                           "no:cacheprovider"], cwd=suite, env=env, capture_output=True,
+                          text=True, check=False)
+    assert done.returncode == 0 and " passed" in done.stdout, done.stdout + done.stderr

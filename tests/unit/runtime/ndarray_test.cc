@@ -227,6 +227,10 @@ TEST(NDArray, FromDLPackRejectsStridedAndBrokenTensors) {
   t.managed.dl_tensor.ndim = -1;
   EXPECT_THROW(NDArray::fromDLPack(&t.managed), Error);
   t.managed.dl_tensor.ndim = 2;
+  t.managed.dl_tensor.dtype = {kDLComplex, 64, 1};  // a type kiln has none of
+  msg = test::errorOf([&] { NDArray::fromDLPack(&t.managed); });
+  EXPECT_TRUE(test::contains(msg, "code 5 of 64 bits")) << msg;
+  t.managed.dl_tensor.dtype = {kDLFloat, 32, 1};
   t.managed.dl_tensor.device = {kDLCUDA, 0};
   EXPECT_THROW(NDArray::fromDLPack(&t.managed), Error);
   EXPECT_THROW(NDArray::fromDLPack(nullptr), Error);

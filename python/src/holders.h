@@ -1,0 +1,27 @@
+// Holders for the bound objects whose destruction may wait (a remote module's handle freed over
+// the network, a session ending its server, a launcher stopping its servers): they let go of the
+// GIL while they do, so other Python threads are not frozen behind a network round trip.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <memory>
+
+namespace kiln::python {
+
+template <typename T>
+struct ReleaseGilDelete {
+  void operator()(T* p) const {
+    if (PyGILState_Check() != 0) {
+      pybind11::gil_scoped_release release;
+      delete p;
+    } else {
+      delete p;
+    }
+  }
+};
+
+template <typename T>
+using GilFreeHolder = std::unique_ptr<T, ReleaseGilDelete<T>>;
+
+}  // namespace kiln::python
