@@ -52,10 +52,12 @@ class Artifact:
 
     @property
     def model_names(self) -> List[str]:
+        """The names of the models in the library, in the order given."""
         return list(self._models)
 
     @property
     def executor(self) -> str:
+        """'graph' or 'aot': the executor the models were compiled for."""
         return self._options["executor"]
 
     @property
@@ -104,12 +106,15 @@ class Artifact:
         return self.load()[name]
 
     def get_factory(self, model: str = "default"):
+        """MODEL's factory, in the library loaded into this process."""
         return self.load().get_factory(model)
 
     def get_params(self, model: str = "default") -> Dict[str, "_kiln.NDArray"]:
+        """MODEL's weights, by name, as the library holds them (packed at compile time)."""
         return self.load().get_params(model)
 
     def list_models(self) -> List[str]:
+        """The names of the models in the library."""
         return self.model_names
 
     def __repr__(self) -> str:

@@ -322,6 +322,7 @@ class Executor(Module):
         return self._handle["get_num_inputs"]()
 
     def get_num_outputs(self) -> int:
+        """The number of model outputs."""
         if self._output_count is None:
             self._output_count = self._handle["get_num_outputs"]()
         return self._output_count
@@ -342,10 +343,12 @@ class Executor(Module):
 
     @property
     def input_names(self) -> List[str]:
+        """The model inputs' names, in input order."""
         return [i["name"] for i in self.get_input_info()]
 
     @property
     def output_names(self) -> List[str]:
+        """The model outputs' names, in output order."""
         return [o["name"] for o in self.get_output_info()]
 
     def load_params(self, params: ParamsLike) -> None:

@@ -61,10 +61,12 @@ class Session:
 
     @property
     def device_name(self) -> str:
+        """The device the session's server runs on: "local", "qemu-aarch64", ..."""
         return self._handle.device_name
 
     @property
     def closed(self) -> bool:
+        """Whether the session has ended (closed, or its connection lost)."""
         return self._handle.closed
 
     def info(self) -> Dict[str, Any]:
@@ -174,6 +176,7 @@ class Launcher:
 
     @property
     def device_name(self) -> str:
+        """The device: "local", "qemu-aarch64" or "ssh:USER@HOST"."""
         return self._handle.device_name
 
     @property

@@ -35,9 +35,11 @@ void bindDevice(py::module_& m) {
                               "A device: kiln runs on CPUs, cpu(0) here or on a device "
                               "reached through a session.")
       .def(py::init([](int id) { return runtime::Device::cpu(id); }), "id"_a = 0)
-      .def_property_readonly("device_type",
-                             [](const runtime::Device& d) { return static_cast<int>(d.type); })
-      .def_property_readonly("device_id", [](const runtime::Device& d) { return d.id; })
+      .def_property_readonly(
+          "device_type", [](const runtime::Device& d) { return static_cast<int>(d.type); },
+          "DLPack's device type: 1 for the CPU.")
+      .def_property_readonly(
+          "device_id", [](const runtime::Device& d) { return d.id; }, "The device's number.")
       .def("__dlpack_device__",
            [](const runtime::Device& d) { return py::make_tuple(static_cast<int>(d.type), d.id); })
       .def(
@@ -52,9 +54,9 @@ void bindDevice(py::module_& m) {
 
   py::class_<runtime::DataType>(m, "DataType", "An element type: 'float32', 'int64', 'bool', ...")
       .def(py::init([](py::handle name) { return dataTypeArg(name); }), "name"_a)
-      .def_readonly("code", &runtime::DataType::code)
-      .def_readonly("bits", &runtime::DataType::bits)
-      .def_readonly("lanes", &runtime::DataType::lanes)
+      .def_readonly("code", &runtime::DataType::code, "DLPack's type code (0 int, 1 uint, 2 float)")
+      .def_readonly("bits", &runtime::DataType::bits, "Bits per lane.")
+      .def_readonly("lanes", &runtime::DataType::lanes, "Lanes per element (1 for scalars).")
       .def("__eq__", [](const runtime::DataType& a, const runtime::DataType& b) { return a == b; })
       .def("__hash__", [](const runtime::DataType& t) { return std::hash<std::string>()(t.str()); })
       .def("__str__", &runtime::DataType::str)
@@ -115,8 +117,11 @@ void bindModule(py::module_& m) {
         py::gil_scoped_release release;
         runtime::ThreadPool::global().setNumThreads(n);
       },
-      "n"_a);
-  m.def("num_threads", [] { return runtime::ThreadPool::global().numThreads(); });
+      "n"_a,
+      "Sizes the runtime's worker pool: N threads (1 runs everything on the calling thread).");
+  m.def(
+      "num_threads", [] { return runtime::ThreadPool::global().numThreads(); },
+      "The size of the runtime's worker pool (KILN_NUM_THREADS, else all cores).");
 }
 
 }  // namespace

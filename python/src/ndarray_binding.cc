@@ -211,9 +211,9 @@ Compact, row-major memory that kiln's executors read and write. ``numpy.asarray(
           "dtype", [](const NDArray& a) { return a.dtype().str(); },
           "The element type: 'float32', 'int64', 'bool', 'string', ...")
       .def_property_readonly("device", &NDArray::device, "Where the tensor lives: cpu(0).")
-      .def_property_readonly("ndim", &NDArray::ndim)
+      .def_property_readonly("ndim", &NDArray::ndim, "The number of dims.")
       .def_property_readonly("size", &NDArray::numel, "The number of elements.")
-      .def_property_readonly("nbytes", &NDArray::nbytes)
+      .def_property_readonly("nbytes", &NDArray::nbytes, "The size of the elements in bytes.")
       .def_property_readonly("readonly", &NDArray::readOnly,
                              "True for weights mapped read-only from a library.")
       .def_property_readonly(

@@ -160,3 +160,19 @@ def test_offloading_to_an_extension(tmp_path):
     assert kiln.load_module(path, extensions=[vanilla]).list_models() == ["default"]
     with pytest.raises(kiln.KilnError, match="vanilla"):
         kiln.compile(model, target="vanilla,llvm")  # no such backend loaded
+
+
+def test_the_public_api_is_documented():
+    undocumented = []
+    for name in kiln.__all__:
+        obj = getattr(kiln, name)
+        if not (obj.__doc__ or "").strip():
+            undocumented.append(name)
+        if isinstance(obj, type) and obj.__module__.startswith("kiln."):
+            for member, value in vars(obj).items():
+                if member.startswith("_") or not callable(value) and not isinstance(value,
+                                                                                   property):
+                    continue
+                if not (getattr(value, "__doc__", "") or "").strip():
+                    undocumented.append(f"{name}.{member}")
+    assert not undocumented, undocumented
