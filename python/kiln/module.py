@@ -160,7 +160,7 @@ class _FactoryCall(Function):
         self._factory = factory
 
     def __call__(self, device: Any = None) -> "Executor":
-        return self._factory.create(_kiln.cpu() if device is None else device)
+        return self._factory.create(device)
 
 
 class Factory(Module):

@@ -69,7 +69,7 @@ def profile(target: Any, inputs: Optional[Mapping[str, Any]] = None, *,
     alternating with timed whole runs (NUMBER runs each), so the machine's noise hits both
     alike. For a remote executor everything is measured on the device. The model must have
     been compiled with the graph executor."""
-    debug, source = _debug_executor(target, model_name, _kiln.cpu() if device is None else device)
+    debug, source = _debug_executor(target, model_name, device)
     if inputs is not None:
         debug.set_input(**dict(inputs))
     elif source is not None:

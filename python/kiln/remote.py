@@ -88,9 +88,7 @@ class Session:
         if path is None:
             raise TypeError(f"load_library: expected an Artifact or a path, got "
                             f"{type(lib).__name__}")
-        self._uploads += 1
-        name = self.upload(path, f"{self._uploads}-{os.path.basename(path)}")
-        return self.load_module(name)
+        return self.load_module(self._upload_unique(path))
 
     def empty(self, shape: Sequence[int], dtype: str = "float32") -> RemoteTensor:
         """A new tensor on the device."""
@@ -104,9 +102,12 @@ class Session:
 
     def upload_path(self, local_path: Union[str, os.PathLike]) -> str:
         """Uploads LOCAL_PATH under a name of its own; its path on the device."""
+        return f"{self.info()['session_dir']}/{self._upload_unique(local_path)}"
+
+    def _upload_unique(self, local_path: Union[str, os.PathLike]) -> str:
+        """Uploads LOCAL_PATH under a name no other upload of this session has; that name."""
         self._uploads += 1
-        name = self.upload(local_path, f"{self._uploads}-{os.path.basename(local_path)}")
-        return f"{self.info()['session_dir']}/{name}"
+        return self.upload(local_path, f"{self._uploads}-{os.path.basename(local_path)}")
 
     def _executor(self, lib: Any, model: str, create: str) -> Executor:
         if isinstance(lib, Library) and lib.session is not self:

@@ -19,7 +19,28 @@ using runtime::NDArray;
 
 namespace {
 
-py::module_ numpy() { return py::module_::import("numpy"); }
+// NumPy, imported once and kept for the life of the process (never released, so nothing touches
+// it after the interpreter has gone): every argument conversion asks for it.
+const py::module_& numpy() {
+  static const auto* module = new py::module_(py::module_::import("numpy"));
+  return *module;
+}
+
+py::str utf8(const std::string& s) {  // invalid sequences become U+FFFD rather than an error
+  return py::reinterpret_steal<py::str>(
+      PyUnicode_DecodeUTF8(s.data(), static_cast<py::ssize_t>(s.size()), "replace"));
+}
+
+// None, bool, int, float and str as T (a packed Value or Json); nothing for any other object.
+template <typename T>
+std::optional<T> scalarOf(py::handle obj) {
+  if (obj.is_none()) return T();
+  if (PyBool_Check(obj.ptr())) return T(obj.cast<bool>());
+  if (PyLong_Check(obj.ptr())) return T(obj.cast<int64_t>());
+  if (PyFloat_Check(obj.ptr())) return T(obj.cast<double>());
+  if (py::isinstance<py::str>(obj)) return T(obj.cast<std::string>());
+  return std::nullopt;
+}
 
 std::string text(py::handle obj) { return py::str(obj).cast<std::string>(); }
 std::string typeName(py::handle obj) { return text(py::type::of(obj).attr("__name__")); }
@@ -40,6 +61,18 @@ std::shared_ptr<const void> holdObject(py::handle obj) {
 }
 
 bool isStringKind(char kind) { return kind == 'U' || kind == 'S' || kind == 'O'; }
+
+// Whether kiln can view A in place: C-contiguous numbers of native byte order.
+bool viewable(const py::array& a) {
+  return (a.flags() & py::array::c_style) != 0 && a.dtype().byteorder() != '>' &&
+         !isStringKind(a.dtype().kind());
+}
+
+// A view of A's memory (keeping A alive), without a copy; A must be viewable.
+NDArray viewOf(const py::array& a) {
+  return NDArray::fromExternal(shapeOf(a), dataTypeOf(a.dtype()), a.data(),
+                               static_cast<size_t>(a.nbytes()), holdObject(a), !a.writeable());
+}
 
 // To bfloat16, rounding to nearest even once: D is first narrowed to float32 rounding to odd,
 // which keeps the later rounding exact (float32 holds more than two bits beyond bfloat16's).
@@ -173,13 +206,12 @@ NDArray shareNDArray(py::handle obj, const std::string& what) {
   if (py::isinstance<NDArray>(obj)) return obj.cast<NDArray>();
   if (py::isinstance<py::array>(obj)) {
     auto a = py::reinterpret_borrow<py::array>(obj);
-    if ((a.flags() & py::array::c_style) == 0 || a.dtype().byteorder() == '>' ||
-        isStringKind(a.dtype().kind())) {
+    if (!viewable(a)) {
       throw Error(strCat(what, ": the NumPy array (", text(a.dtype()), text(a.attr("shape")),
                          ") is not a C-contiguous array of native byte order, so it cannot be "
                          "shared; use a kiln tensor (kiln.empty, kiln.array)"));
     }
-    return toNDArray(obj, false);
+    return viewOf(a);
   }
   if (py::hasattr(obj, "__dlpack__")) {
     try {
@@ -201,14 +233,8 @@ NDArray toNDArray(py::handle obj, bool copy, std::optional<DataType> dtype) {
   if (py::isinstance<NDArray>(obj)) return finish(obj.cast<NDArray>());
   if (py::isinstance<py::array>(obj)) {
     auto a = py::reinterpret_borrow<py::array>(obj);
-    bool inPlace = !copy && (a.flags() & py::array::c_style) != 0 && a.dtype().byteorder() != '>' &&
-                   !isStringKind(a.dtype().kind());
-    if (!inPlace) return copyToNDArray(obj, dtype);
-    DataType type = dataTypeOf(a.dtype());
-    if (dtype && *dtype != type) return copyToNDArray(obj, dtype);
-    bool readOnly = !a.writeable();
-    return NDArray::fromExternal(shapeOf(a), type, a.data(), static_cast<size_t>(a.nbytes()),
-                                 holdObject(obj), readOnly);
+    bool inPlace = !copy && viewable(a) && (!dtype || *dtype == dataTypeOf(a.dtype()));
+    return inPlace ? viewOf(a) : copyToNDArray(obj, dtype);
   }
   if (py::hasattr(obj, "__dlpack__")) {
     try {
@@ -225,10 +251,7 @@ py::array toNumpy(const NDArray& a) {
   if (type.isString()) {
     py::list items;
     const auto* s = a.data<std::string>();
-    for (int64_t i = 0; i < a.numel(); ++i) {
-      items.append(py::reinterpret_steal<py::str>(
-          PyUnicode_DecodeUTF8(s[i].data(), static_cast<py::ssize_t>(s[i].size()), "replace")));
-    }
+    for (int64_t i = 0; i < a.numel(); ++i) items.append(utf8(s[i]));
     return numpy()
         .attr("array")(items, "dtype"_a = "str")
         .attr("reshape")(py::tuple(py::cast(shape)));
@@ -243,11 +266,7 @@ py::array toNumpy(const NDArray& a) {
 }
 
 runtime::Value toValue(py::handle obj) {
-  if (obj.is_none()) return {};
-  if (PyBool_Check(obj.ptr())) return obj.cast<bool>();
-  if (PyLong_Check(obj.ptr())) return obj.cast<int64_t>();
-  if (PyFloat_Check(obj.ptr())) return obj.cast<double>();
-  if (py::isinstance<py::str>(obj)) return obj.cast<std::string>();
+  if (auto scalar = scalarOf<runtime::Value>(obj)) return *scalar;
   if (py::isinstance<py::bytes>(obj) || py::isinstance<py::bytearray>(obj) ||
       py::isinstance<py::memoryview>(obj)) {
     auto bytes = py::reinterpret_steal<py::bytes>(PyBytes_FromObject(obj.ptr()));
@@ -259,10 +278,10 @@ runtime::Value toValue(py::handle obj) {
   if (py::isinstance<runtime::Module>(obj)) return obj.cast<runtime::Module>();
   if (py::isinstance<runtime::PackedFunc>(obj)) return obj.cast<runtime::PackedFunc>();
   if (py::hasattr(obj, "_kiln_handle")) return toValue(obj.attr("_kiln_handle"));
+  if (isTensorLike(obj)) return toNDArray(obj, false);
   if (py::isinstance(obj, numpy().attr("generic"))) {  // a NumPy scalar: as its Python value
     return toValue(obj.attr("item")());
   }
-  if (isTensorLike(obj)) return toNDArray(obj, false);
   if (py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj)) {
     auto seq = py::reinterpret_borrow<py::sequence>(obj);
     bool tensors = true;
@@ -286,11 +305,8 @@ py::object fromValue(const runtime::Value& value) {
       return py::float_(value.asDouble());
     case kKilnBool:
       return py::bool_(value.asBool());
-    case kKilnString: {
-      const std::string& s = value.asString();
-      return py::reinterpret_steal<py::str>(
-          PyUnicode_DecodeUTF8(s.data(), static_cast<py::ssize_t>(s.size()), "replace"));
-    }
+    case kKilnString:
+      return utf8(value.asString());
     case kKilnBytes:
       return py::bytes(value.asBytes().data);
     case kKilnTensor:
@@ -318,12 +334,14 @@ py::object fromValue(const runtime::Value& value) {
   }
 }
 
+runtime::Args toArgs(py::handle values) {
+  runtime::Args args;
+  for (py::handle v : values) args.push_back(toValue(v));
+  return args;
+}
+
 Json toJson(py::handle obj) {
-  if (obj.is_none()) return {};
-  if (PyBool_Check(obj.ptr())) return obj.cast<bool>();
-  if (PyLong_Check(obj.ptr())) return obj.cast<int64_t>();
-  if (PyFloat_Check(obj.ptr())) return obj.cast<double>();
-  if (py::isinstance<py::str>(obj)) return obj.cast<std::string>();
+  if (auto scalar = scalarOf<Json>(obj)) return *scalar;
   if (py::isinstance(obj, numpy().attr("generic"))) return toJson(obj.attr("item")());
   if (py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj)) {
     Json::Array items;

@@ -44,6 +44,8 @@ py::array toNumpy(const runtime::NDArray& array);
 // DataType, Module, Function, a tensor (anything toNDArray takes), a list or tuple of tensors (a
 // sequence), a dict (JSON). Throws py::type_error naming the Python type otherwise.
 runtime::Value toValue(py::handle obj);
+// Each item of VALUES (a Python sequence) as toValue makes it: a packed function's arguments.
+runtime::Args toArgs(py::handle values);
 // A packed-function result as a Python object: tensors as kiln NDArrays, sequences as lists of
 // them (an optional holding nothing is None), JSON as dicts and lists.
 py::object fromValue(const runtime::Value& value);

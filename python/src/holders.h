@@ -6,18 +6,16 @@
 #include <pybind11/pybind11.h>
 
 #include <memory>
+#include <optional>
 
 namespace kiln::python {
 
 template <typename T>
 struct ReleaseGilDelete {
   void operator()(T* p) const {
-    if (PyGILState_Check() != 0) {
-      pybind11::gil_scoped_release release;
-      delete p;
-    } else {
-      delete p;
-    }
+    std::optional<pybind11::gil_scoped_release> release;
+    if (PyGILState_Check() != 0) release.emplace();
+    delete p;
   }
 };
 

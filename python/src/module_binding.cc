@@ -16,18 +16,18 @@ using namespace pybind11::literals;
 using runtime::Module;
 using runtime::PackedFunc;
 
-runtime::Value callReleased(const PackedFunc& f, const runtime::Args& args) {
-  py::gil_scoped_release release;
-  return f.callPacked(args);
-}
-
 namespace {
 
+// F(ARGS) with the GIL released while it runs, so other Python threads run meanwhile; the
+// arguments are made and let go of under the GIL.
 py::object call(const PackedFunc& f, const py::args& args) {
-  runtime::Args values;
-  values.reserve(args.size());
-  for (py::handle a : args) values.push_back(toValue(a));
-  return fromValue(callReleased(f, values));
+  runtime::Args values = toArgs(args);
+  runtime::Value result;
+  {
+    py::gil_scoped_release release;
+    result = f.callPacked(values);
+  }
+  return fromValue(result);
 }
 
 void bindDevice(py::module_& m) {

@@ -98,24 +98,17 @@ int getBuffer(PyObject* obj, Py_buffer* view, int flags) {
   view->obj = nullptr;
   try {
     const auto& a = py::handle(obj).cast<const NDArray&>();
-    std::string format = bufferFormat(a.dtype());
-    if (format.empty()) {
-      PyErr_SetString(
-          PyExc_BufferError,
-          strCat("a ", a.dtype().str(), " tensor has no buffer view; .numpy() copies it").c_str());
-      return -1;
-    }
+    refuseView(a, "a buffer view");
     int spread = 0;  // dims longer than 1: with two or more, C order is not Fortran order
     for (int64_t d : a.shape()) spread += d > 1 ? 1 : 0;
     if ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS && spread > 1) {
-      PyErr_SetString(PyExc_BufferError, "a kiln tensor is C-contiguous, not Fortran-contiguous");
-      return -1;
+      throw Error("a kiln tensor is C-contiguous, not Fortran-contiguous");
     }
     if ((flags & PyBUF_WRITABLE) == PyBUF_WRITABLE && a.readOnly()) {
-      PyErr_SetString(PyExc_BufferError, "the tensor is read-only (weights mapped from a library)");
-      return -1;
+      throw Error("the tensor is read-only (weights mapped from a library)");
     }
-    auto* held = new BufferShape{format, {a.shape().begin(), a.shape().end()}, compactStrides(a)};
+    auto* held = new BufferShape{
+        bufferFormat(a.dtype()), {a.shape().begin(), a.shape().end()}, compactStrides(a)};
     view->buf = a.data();
     view->len = static_cast<py::ssize_t>(a.nbytes());
     view->itemsize = static_cast<py::ssize_t>(a.dtype().bytes());
@@ -129,7 +122,7 @@ int getBuffer(PyObject* obj, Py_buffer* view, int flags) {
     view->obj = obj;
     Py_INCREF(obj);
     return 0;
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // a refusal above, or not a kiln.NDArray
     PyErr_SetString(PyExc_BufferError, e.what());
     return -1;
   }

@@ -102,8 +102,7 @@ void bindSession(py::module_& m) {
           "time_evaluator",
           [](Session& s, const Module& mod, const std::string& name, const py::list& args,
              int repeat, int number) {
-            runtime::Args values;
-            for (py::handle a : args) values.push_back(toValue(a));
+            runtime::Args values = toArgs(args);
             py::gil_scoped_release release;
             return s.timeEvaluator(mod, name, values, repeat, number);
           },

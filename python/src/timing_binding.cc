@@ -36,8 +36,7 @@ void bindTiming(py::module_& m) {
   m.def(
       "time_evaluate",
       [](const runtime::PackedFunc& f, const py::list& args, int64_t repeat, int64_t number) {
-        runtime::Args values;
-        for (py::handle a : args) values.push_back(toValue(a));
+        runtime::Args values = toArgs(args);
         py::gil_scoped_release release;
         return runtime::timeEvaluate(f, values, repeat, number);
       },

@@ -1,19 +1,11 @@
 // Per-kernel timings of the debug executor turned into per-node medians and a trace.
 #include "kiln/runtime/profile_summary.h"
 
-#include <algorithm>
-
 #include "kiln/runtime/timing_stats.h"
 #include "kiln/support/error.h"
 
 namespace kiln::runtime {
 namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n == 0 ? 0 : (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2);
-}
 
 std::string joinOps(const Json& ops) {
   std::string s;
@@ -52,7 +44,7 @@ ProfileSummary summarizeProfile(const std::vector<Json>& runs, double endToEndUs
     n.name = row.at("name").asString();
     n.ops = joinOps(row.at("ops"));
     n.shape = shapeText(row.at("outputs"));
-    n.us = median(times);
+    n.us = summarize(std::move(times)).median;
     int64_t flops = row.at("flops").asInt();
     n.gflops = n.us > 0 && flops > 0 ? static_cast<double>(flops) / (n.us * 1e3) : 0;
     s.nodesUs += n.us;

@@ -3,7 +3,7 @@ repository's root, stopping at the first command that fails. BUILD_DIR stands in
 tutorial's build/release (and build/tutorial becomes BUILD_DIR/tutorial), so the test runs the
 build it belongs to. Background jobs the tutorial leaves are stopped at the end.
 
-With --python, the ```python blocks instead, in order, as one script run by /usr/bin/python3 in
+With --python, the ```python blocks instead, in order, as one script run by this interpreter in
 a fresh folder, importing BUILD_DIR's kiln package (```py blocks are shown, not run)."""
 import argparse
 import os
@@ -48,7 +48,7 @@ def run_python(text: str, args: argparse.Namespace) -> int:
         script = os.path.join(folder, "doc.py")
         with open(script, "w", encoding="utf-8") as f:
             f.write("\n".join(blocks))
-        done = subprocess.run(["/usr/bin/python3", script], cwd=folder, env=env, check=False)
+        done = subprocess.run([sys.executable, script], cwd=folder, env=env, check=False)
     if done.returncode != 0:
         print(f"FAIL: {args.doc}'s python stopped with status {done.returncode}")
     return done.returncode

@@ -16,8 +16,7 @@ namespace kiln::remote {
 struct LauncherOptions {
   // The server program, built for the device. local: kiln-rpc-server beside the running
   // executable (or in programDir), else $KILN_RPC_SERVER, else from PATH. qemu-aarch64: the
-  // cross-built
-  // ../aarch64/bin/kiln-rpc-server beside it, else $KILN_RPC_SERVER_AARCH64, else
+  // cross-built ../aarch64/bin/kiln-rpc-server beside it, else $KILN_RPC_SERVER_AARCH64, else
   // kiln-rpc-server-aarch64 from PATH.
   std::string serverPath;
   // The folder searched first for the server programs, in place of the running executable's
