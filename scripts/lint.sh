@@ -2,24 +2,32 @@
 # Checks that every C++ file is formatted (clang-format-14) and clean under the checks of the root
 # .clang-tidy (clang-tidy-14), so style and bug-prone patterns are caught in CI, not in review.
 #
-#   scripts/lint.sh [format|tidy]   both by default; non-zero exit on any finding
+#   scripts/lint.sh [format|tidy] [--all]   both by default; non-zero exit on any finding
 #
-# Assumes build/release was configured (scripts/build.sh, or `cmake --preset release`): clang-tidy
-# reads build/release/compile_commands.json. It need not be built. Only reads the tree: safe to
-# rerun. LINT_JOBS sets the number of parallel clang-tidy processes (default 2). The database holds
-# g++'s flags: the g++-only warning options in it (-Wno-restrict) are not findings for clang.
+# clang-format checks every file (seconds). clang-tidy checks the files changed since the last
+# landed main and, for each changed header, one file that includes it (scripts/lint_sources.py
+# says how the base is found; KILN_LINT_BASE=COMMIT sets it), which is what CI runs; with --all it
+# checks every translation unit, on request.
+# Assumes build/release was built (scripts/build.sh): clang-tidy reads its compile_commands.json
+# and the changed-file selection ninja's dependency log. Only reads the tree: safe to rerun.
+# LINT_JOBS sets the number of parallel clang-tidy processes (default 2). The database holds g++'s
+# flags: the g++-only warning options in it (-Wno-restrict) are not findings for clang.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$(pwd)
-what=${1:-all}
+what=all
+selection=changed
+for arg in "$@"; do
+  case "$arg" in
+    format | tidy) what=$arg ;;
+    --all) selection=all ;;
+    *)
+      echo "usage: $0 [format|tidy] [--all]" >&2
+      exit 2
+      ;;
+  esac
+done
 jobs=${LINT_JOBS:-2}
-case "$what" in
-  all | format | tidy) ;;
-  *)
-    echo "usage: $0 [format|tidy]" >&2
-    exit 2
-    ;;
-esac
 
 failed=0
 
@@ -41,26 +49,19 @@ if [ "$what" != format ]; then
     echo "lint: $database is missing; configure first: cmake --preset release" >&2
     exit 2
   fi
-  # The project's translation units (a file can appear more than once: fuzz corpus replays).
-  sources=$(python3 - "$database" "$root" <<'EOF'
-import json, os, sys
-database, root = sys.argv[1], sys.argv[2]
-files = set()
-for entry in json.load(open(database)):
-    path = os.path.normpath(os.path.join(entry["directory"], entry["file"]))
-    relative = os.path.relpath(path, root)
-    if relative.split(os.sep)[0] in ("src", "tools", "tests", "bench", "python"):
-        files.add(relative)
-print("\n".join(sorted(files)))
-EOF
-  )
-  count=$(printf '%s\n' "$sources" | grep -c .)
+  # The project's translation units to check (a file can appear more than once in the database:
+  # fuzz corpus replays).
+  sources=$(/usr/bin/python3 scripts/lint_sources.py "$root" build/release "$selection")
+  count=$(printf '%s\n' "$sources" | grep -c . || true)
   # Headers are checked too, but only the project's own (not LLVM's, GoogleTest's or the system's).
   header_filter="^${root//./\\.}/(src|include|tools|tests|bench|python)/"
   output=$(mktemp)
   trap 'rm -f "$output"' EXIT
   status=0
-  if command -v run-clang-tidy-14 >/dev/null; then
+  if [ "$count" -eq 0 ]; then
+    # run-clang-tidy given no file would check every one.
+    echo "lint: no changed file for clang-tidy to check" >&2
+  elif command -v run-clang-tidy-14 >/dev/null; then
     # run-clang-tidy takes regexes of files; anchor each path so it names exactly one file.
     mapfile -t patterns < <(printf '%s\n' "$sources" | sed -e 's/[.+]/\\&/g' -e "s|^|^${root//./\\.}/|" -e 's/$/$/')
     # run-clang-tidy-14 has no -warnings-as-errors: a warning is found in its output below.

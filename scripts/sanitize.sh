@@ -30,13 +30,13 @@ for preset in "${which[@]}"; do
       run cmake --build --preset asan -j "$jobs"
       # ResNet-50 runs ResNet-18's code paths (the same operators, kernels and executor) at
       # 2.5 times the cost, the longest test under ASan by far; the release run keeps it.
-      run ctest --test-dir build/asan --output-on-failure -j "$jobs" -E '^e2e_resnet50$'
+      run scripts/run_ctest.sh asan build/asan -E '^e2e_resnet50$'
       ;;
     tsan)
       # The tsan build preset builds only the test binaries that hold `concurrency` tests.
       run cmake --preset tsan -DKILN_WERROR="${KILN_WERROR:-OFF}"
       run cmake --build --preset tsan -j "$jobs"
-      run ctest --test-dir build/tsan --output-on-failure -j "$jobs" -L concurrency
+      run scripts/run_ctest.sh tsan build/tsan -L concurrency
       ;;
     *)
       echo "unknown sanitizer preset '$preset' (expected asan or tsan)" >&2

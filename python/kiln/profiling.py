@@ -21,15 +21,23 @@ class Profile(list):
 
     ``pandas.DataFrame(profile)`` makes a table of it. ``nodes_us`` is the sum of the nodes'
     medians, ``end_to_end_us`` the median of whole runs measured on the same executor, in
-    between the profiled ones; ``trace`` a Chrome trace (chrome://tracing, Perfetto) of the
-    last profiled run."""
+    between the profiled ones; ``gap_bound_us`` how far apart the two may be (10 % of the
+    end-to-end time or 50 us, whichever is larger); ``trace`` a Chrome trace (chrome://tracing,
+    Perfetto) of the last profiled run."""
 
     def __init__(self, rows: List[Dict[str, Any]], nodes_us: float, end_to_end_us: float,
-                 trace: Dict[str, Any]):
+                 trace: Dict[str, Any], gap_bound_us: float):
         super().__init__(rows)
         self.nodes_us = nodes_us
         self.end_to_end_us = end_to_end_us
+        self.gap_bound_us = gap_bound_us
         self.trace = trace
+
+    @property
+    def reconciled(self) -> bool:
+        """Whether the nodes account for the end-to-end time within ``gap_bound_us``; a profile
+        that does not was taken on a busy machine or misses time."""
+        return abs(self.end_to_end_us - self.nodes_us) <= self.gap_bound_us
 
     def save_trace(self, path: Union[str, os.PathLike]) -> None:
         """Writes the Chrome trace of the last profiled run to PATH (JSON)."""
@@ -81,4 +89,5 @@ def profile(target: Any, inputs: Optional[Mapping[str, Any]] = None, *,
     session = debug.session._handle if debug.session is not None else None
     name = debug.factory.model if debug.factory is not None else model_name
     result = _kiln.profile_executor(debug._kiln_handle, repeat, number, session, name)
-    return Profile(result["nodes"], result["nodes_us"], result["end_to_end_us"], result["trace"])
+    return Profile(result["nodes"], result["nodes_us"], result["end_to_end_us"], result["trace"],
+                   result["gap_bound_us"])

@@ -27,6 +27,7 @@ py::dict profileDict(const runtime::ProfileSummary& s, const std::string& model)
         "gflops"_a = n.gflops > 0 ? py::object(py::float_(n.gflops)) : py::object(py::none())));
   }
   return py::dict("nodes"_a = nodes, "nodes_us"_a = s.nodesUs, "end_to_end_us"_a = s.endToEndUs,
+                  "gap_bound_us"_a = s.gapBoundUs(),
                   "trace"_a = fromJson(runtime::chromeTrace(s.lastRun, model)));
 }
 

@@ -32,7 +32,7 @@ void tensors(std::ostream& os, const std::string& prefix, const char* kind, cons
     runtime::Shape shape;
     for (const Json& d : t.at("shape").asArray()) shape.push_back(d.asInt());
     runtime::DataType dtype = runtime::DataType::parse(t.at("dtype").asString());
-    int64_t bytes = runtime::shapeNumel(shape) * static_cast<int64_t>(dtype.bytes());
+    int64_t bytes = runtime::shapeBytes(shape, dtype);
     os << "/* " << what << " " << i << ": \"" << commentText(t.at("name").asString()) << "\", "
        << dtype.str() << runtime::shapeStr(shape) << ", row-major */\n"
        << "#define " << prefix << "_" << kind << "_" << i << "_BYTES " << bytes << "\n";

@@ -210,6 +210,12 @@ void ExtensionSet::loadFile(const std::string& file) {
     throw Error(strCat("'", canonical, "' is not a kiln extension: it does not export ",
                        KILN_EXTENSION_SYMBOL_VERSION, " and ", KILN_EXTENSION_SYMBOL_REGISTER));
   }
+  registerExtension(canonical, version, registerFn);
+  libraries_.push_back(std::move(library));
+}
+
+void ExtensionSet::registerExtension(const std::string& canonical, KilnExtensionVersionFn version,
+                                     KilnExtensionRegisterFn registerFn) {
   uint32_t theirs = version();
   if (theirs != KILN_EXTENSION_API_VERSION) {
     throw Error(strCat("extension '", canonical, "' was built for kiln extension API version ",
@@ -225,7 +231,6 @@ void ExtensionSet::loadFile(const std::string& file) {
         "extension '", canonical, "' failed to load: ",
         registrar.error.empty() ? strCat("its registration returned ", status) : registrar.error));
   }
-  libraries_.push_back(std::move(library));
   files_.push_back(canonical);
   for (Backend& b : registrar.added) backends_.push_back(std::move(b));
 }

@@ -184,8 +184,20 @@ std::unique_ptr<Launcher> makeSshLauncher(const std::string& device,
       port.empty() || (port.find_first_not_of("0123456789") == std::string::npos &&
                        port.size() <= 5 && std::stoi(port) > 0 && std::stoi(port) < 65536);
   std::string host = destination.substr(at == std::string::npos ? 0 : at + 1);
-  if (host.empty() || !portOk || destination.find_first_of(" \t'\"") != std::string::npos) {
-    throw Error(strCat("device '", device, "': expected ssh:[USER@]HOST[:PORT]"));
+  std::string user = at == std::string::npos ? "" : destination.substr(0, at);
+  // The destination becomes an argument of ssh: one starting with '-' would be read as an option
+  // (-oProxyCommand=... runs a command), so user and host are plain names only.
+  auto plain = [](const std::string& s) {
+    return s.find_first_not_of(
+               "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-"
+               "[]:%") == std::string::npos &&
+           (s.empty() || s.front() != '-');
+  };
+  if (host.empty() || !portOk || !plain(host) || !plain(user) ||
+      (at != std::string::npos && user.empty())) {
+    throw Error(strCat("device '", device,
+                       "': expected ssh:[USER@]HOST[:PORT], USER and HOST plain names (letters, "
+                       "digits, '.', '_', '-', not starting with '-')"));
   }
   return std::make_unique<SshLauncher>(device, destination, port, options);
 }

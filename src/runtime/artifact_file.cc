@@ -2,11 +2,14 @@
 // everything the ELF headers describe, where the dynamic loader never looks:
 //
 //   per loaded section:  u32 section index, u32 0, u64 offset, u64 size, u64 XXH64 of its bytes
-//   u32 section count, u32 trailer version (1)
+//   u64 XXH64 of the section table above (version 2 on; version 1 had no such field)
+//   u32 section count, u32 trailer version (2)
 //   u64 bytes covered (everything before the trailer), u64 XXH64 of them
 //   "KILNSUM1"
 //
 // All integers little-endian. `xxhsum -H64` over the first `covered` bytes gives the file hash.
+// The section table names what changed in a corrupt file, so it is checked first: an edited
+// table is itself corruption, never a way to misname a section.
 #include "kiln/runtime/artifact_file.h"
 
 #include <fcntl.h>
@@ -27,8 +30,10 @@ namespace kiln::runtime {
 namespace {
 
 constexpr char kTrailerMagic[8] = {'K', 'I', 'L', 'N', 'S', 'U', 'M', '1'};
-constexpr uint32_t kTrailerVersion = 1;
+constexpr uint32_t kTrailerVersion = 2;
 constexpr uint64_t kTailBytes = 4 + 4 + 8 + 8 + sizeof(kTrailerMagic);
+// Version 2's hash of the section table, just before the tail.
+constexpr uint64_t kTableHashBytes = 8;
 constexpr uint64_t kEntryBytes = 4 + 4 + 8 + 8 + 8;
 
 std::string hex(uint64_t v) {
@@ -77,18 +82,32 @@ void checkSums(const unsigned char* data, uint64_t size, const std::string& orig
   uint32_t version = tail.u32("trailer version");
   uint64_t covered = tail.u64("covered bytes");
   uint64_t expected = tail.u64("file checksum");
-  if (version != kTrailerVersion) {
-    missing(strCat("checksum trailer version ", version, ", this runtime reads ", kTrailerVersion));
+  if (version != 1 && version != kTrailerVersion) {
+    missing(strCat("checksum trailer version ", version, ", this runtime reads 1 and ",
+                   kTrailerVersion));
   }
+  uint64_t extra = version >= 2 ? kTableHashBytes : 0;
   if (count > size / kEntryBytes || covered > size ||
-      covered + kTailBytes + count * kEntryBytes != size) {
+      covered + kTailBytes + extra + count * kEntryBytes != size) {
     missing(strCat("the trailer describes ", covered, " bytes and ", count,
                    " sections, which does not add up to the file's ", size, " bytes"));
+  }
+  const unsigned char* table = data + covered;
+  if (version >= 2) {
+    uint64_t recorded = 0;
+    for (int i = 0; i < 8; ++i) {
+      recorded |= uint64_t{table[count * kEntryBytes + i]} << (8 * i);
+    }
+    if (hash64(table, count * kEntryBytes) != recorded) {
+      throw Error(strCat("artifact '", origin,
+                         "' is corrupt: the section table of its checksum trailer was changed "
+                         "after kiln compile wrote it. Copy or compile it again"));
+    }
   }
   uint64_t actual = hash64(data, covered);
   if (actual == expected) return;
   ElfLayout layout = readElfLayout(data, covered, origin);
-  ByteReader entries(data + covered, count * kEntryBytes, strCat("artifact '", origin, "'"));
+  ByteReader entries(table, count * kEntryBytes, strCat("artifact '", origin, "'"));
   std::string changed;
   for (uint32_t i = 0; i < count; ++i) {
     SectionSum s;
@@ -127,14 +146,18 @@ void sealArtifactFile(const std::string& path) {
     MappedFile file(path);
     ElfLayout layout = readElfLayout(file.data(), file.size(), path);
     std::vector<SectionSum> sums = sectionSums(file.data(), layout);
-    ByteWriter out;
+    ByteWriter entries;
     for (const SectionSum& s : sums) {
-      out.u32(s.index);
-      out.u32(0);
-      out.u64(s.offset);
-      out.u64(s.size);
-      out.u64(s.hash);
+      entries.u32(s.index);
+      entries.u32(0);
+      entries.u64(s.offset);
+      entries.u64(s.size);
+      entries.u64(s.hash);
     }
+    std::string table = entries.take();
+    ByteWriter out;
+    out.raw(table.data(), table.size());
+    out.u64(hash64(table.data(), table.size()));
     out.u32(static_cast<uint32_t>(sums.size()));
     out.u32(kTrailerVersion);
     out.u64(file.size());

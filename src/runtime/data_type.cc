@@ -57,13 +57,31 @@ DataType DataType::parse(const std::string& name) {
                        "'; expected one of bool, int8..int64, uint8..uint64, float16/32/64, "
                        "bfloat16, optionally with lanes (float32x8), or string"));
   }
-  bool okBits = bits == 8 || bits == 16 || bits == 32 || bits == 64;
-  if (!okBits || (t.code == kDLBfloat && bits != 16)) {
-    throw Error(strCat("unknown data type '", name, "': bit width must be 8, 16, 32 or 64"));
-  }
-  t.bits = static_cast<uint8_t>(bits);
+  t.bits = static_cast<uint8_t>(bits <= 64 ? bits : 0);
   t.lanes = static_cast<uint16_t>(lanes);
+  if (!t.known()) {
+    throw Error(strCat("unknown data type '", name,
+                       "': bit width must be 8, 16, 32 or 64 (16 for bfloat)"));
+  }
   return t;
+}
+
+bool DataType::known() const {
+  if (isString()) return bits == 0 && lanes == 1;
+  if (lanes == 0) return false;
+  bool width = bits == 8 || bits == 16 || bits == 32 || bits == 64;
+  switch (code) {
+    case kDLBool:
+      return bits == 8;
+    case kDLBfloat:
+      return bits == 16;
+    case kDLInt:
+    case kDLUInt:
+    case kDLFloat:
+      return width;
+    default:
+      return false;
+  }
 }
 
 std::string DataType::str() const {

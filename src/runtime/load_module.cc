@@ -114,8 +114,7 @@ class LibraryNode final : public ModuleNode {
 
 Module loadModule(const std::string& path, const LoadOptions& options) {
   if (!fileExists(path)) throw Error(strCat("cannot load module '", path, "': no such file"));
-  verifyArtifactFile(path, options.verifyChecksum);
-  auto library = std::make_shared<SharedLibrary>(path);
+  auto library = std::make_shared<SharedLibrary>(path, options.verifyChecksum);
   Artifact artifact = readArtifact(*library);
   checkTargetRunsHere(artifact.target, path);
   // Started here, not on the first run(), so run() never creates threads.

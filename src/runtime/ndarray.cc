@@ -91,6 +91,16 @@ int64_t shapeNumel(const Shape& shape) {
   return n;
 }
 
+int64_t shapeBytes(const Shape& shape, DataType dtype) {
+  int64_t n = shapeNumel(shape);
+  auto each = static_cast<int64_t>(dtype.bytes());
+  if (each != 0 && n > std::numeric_limits<int64_t>::max() / each) {
+    throw Error(strCat("invalid shape ", shapeStr(shape), " of ", dtype.str(), ": ", n,
+                       " elements of ", each, " bytes overflow int64 bytes"));
+  }
+  return n * each;
+}
+
 // One view of some storage. `owner` keeps the bytes alive; `capacity` is how many bytes follow
 // dl.data, so views can be bounds-checked.
 struct NDArray::Container {

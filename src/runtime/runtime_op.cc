@@ -59,6 +59,7 @@ const std::map<std::string, RuntimeOpFn>& table() {
       {"Einsum", ops::runEinsum},
       {"GridSample", ops::runGridSample},
       {"BatchNormalization", ops::runBatchNormalization},
+      {"Dropout", ops::runDropout},
       {"MaxPool", ops::runMaxPool},
       {"AveragePool", ops::runAveragePool},
       {"MaxUnpool", ops::runMaxUnpool},

@@ -39,7 +39,7 @@ bool eligible(const ir::Graph& g, const Node& concat) {
       return false;
     }
     if (offset % kAlignment != 0) return false;
-    offset += in->type.numel() * static_cast<int64_t>(in->type.dtype.bytes());
+    offset += in->type.nbytes();
   }
   return true;
 }

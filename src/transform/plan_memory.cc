@@ -12,9 +12,16 @@ namespace kiln::transform {
 namespace {
 
 constexpr int64_t kAlignment = 64;
+// 2^62 bytes: more than any machine addresses, and far enough from int64's end that sums and
+// alignment of such sizes cannot wrap.
+constexpr int64_t kMaxPlanBytes = int64_t{1} << 62;
 
 int64_t alignedBytes(const ir::Value* v) {
-  int64_t bytes = v->type.numel() * static_cast<int64_t>(v->type.dtype.bytes());
+  int64_t bytes = v->type.nbytes();
+  if (bytes > kMaxPlanBytes) {
+    throw Error(strCat("value '", v->name, "' is ", v->type.str(), ": ", bytes,
+                       " bytes, more than ", kMaxPlanBytes, " any machine can hold"));
+  }
   return std::max<int64_t>(kAlignment, (bytes + kAlignment - 1) / kAlignment * kAlignment);
 }
 
@@ -52,10 +59,23 @@ class Planner {
       }
       placeAliases(iv.value);
     }
+    checkTotal();
     return std::move(plan_);
   }
 
  private:
+  // Every size here is a byte count the runtime adds up and allocates: refused at compile time
+  // when no machine could hold it, so nothing downstream wraps around.
+  void checkTotal() const {
+    int64_t total = 0;
+    for (int64_t size : plan_.storageSizes) {
+      if (__builtin_add_overflow(total, size, &total) || total > kMaxPlanBytes) {
+        throw Error(strCat("the model's tensors need more than ", kMaxPlanBytes,
+                           " bytes of memory; check --input-shapes"));
+      }
+    }
+  }
+
   void ownStorage(const ir::Value* v) {
     if (plan_.slots.count(v)) return;
     plan_.slots[v] = {static_cast<int>(plan_.storageSizes.size()), 0};
@@ -69,7 +89,7 @@ class Planner {
       int64_t offset = 0;
       for (const ir::Value* in : n->inputs) {
         aliases_[in] = {n->outputs[0], offset};
-        offset += in->type.numel() * static_cast<int64_t>(in->type.dtype.bytes());
+        offset += in->type.nbytes();
       }
     }
   }

@@ -1,7 +1,8 @@
-// simplify: drops nodes that compute nothing at inference time (Identity, Dropout, no-op
+// simplify: drops nodes that compute nothing (Identity, Dropout where it is the identity, no-op
 // reshapes and casts), so later passes and kernels never see them.
 #include <algorithm>
 
+#include "kiln/ir/dropout.h"
 #include "kiln/ir/op_registry.h"
 #include "kiln/support/error.h"
 #include "kiln/transform/passes.h"
@@ -20,13 +21,9 @@ bool unused(const ir::Graph& graph, const Node& node, size_t fromOutput) {
   return true;
 }
 
-// Dropout is the identity at inference unless training_mode is (or may be) true.
-bool inferenceDropout(const ir::Graph& graph, const Node& node) {
-  if (!unused(graph, node, 1)) return false;  // the mask is used
-  if (node.inputs.size() < 3 || node.inputs[2] == nullptr) return true;
-  const Value* training = node.inputs[2];
-  return training->isConstant() && training->constant->numel() == 1 &&
-         *training->constant->data<uint8_t>() == 0;
+// Dropout whose mask nothing reads and which is the identity at compile time (ir/dropout.h).
+bool identityDropout(const ir::Graph& graph, const Node& node) {
+  return unused(graph, node, 1) && ir::dropoutForm(node) == ir::DropoutForm::kIdentity;
 }
 
 // The value NODE merely passes on, or nullptr when NODE really computes something.
@@ -35,7 +32,7 @@ Value* passThroughSource(const ir::Graph& graph, const Node& node) {
   Value* in = node.inputs[0];
   const Value* out = node.outputs[0];
   if (node.op == "Identity") return in;
-  if (node.op == "Dropout") return inferenceDropout(graph, node) ? in : nullptr;
+  if (node.op == "Dropout") return identityDropout(graph, node) ? in : nullptr;
   static const char* const kShapeOnly[] = {"Reshape", "Flatten", "Squeeze", "Expand", "Cast"};
   bool shapeOnly = std::any_of(std::begin(kShapeOnly), std::end(kShapeOnly),
                                [&](const char* op) { return node.op == op; });

@@ -17,6 +17,8 @@
 #include "kiln/support/file.h"
 #include "npz.h"
 
+// Shell command lines built with +: readability over the temporaries, in a test.
+// NOLINTBEGIN(performance-inefficient-string-concatenation)
 namespace kiln::test {
 namespace {
 
@@ -210,6 +212,67 @@ TEST(CliHardening, ModelsKilnCannotCompileExitWithTheCompileStatus) {
   EXPECT_EQ(r.exitCode, kCompile) << r.output;
 }
 
+// An --inputs archive or folder with entries no model input takes (a misspelt name, a file for
+// another model) runs, but says which entries it ignored.
+TEST(CliHardening, InputsTheModelDoesNotHaveAreNamedInAWarning) {
+  std::string dir = scratchDir();
+  std::string so = compileRelu(dir);
+  runPythonScript(dir, "inputs",
+                  "import numpy as np, shutil, os\n"
+                  "x = np.ones((3, 4, 5), np.float32)\n"
+                  "np.savez('" +
+                      dir +
+                      "/in.npz', x=x, typo=x)\n"
+                      "os.makedirs('" +
+                      dir +
+                      "/set', exist_ok=True)\n"
+                      "src = '" +
+                      nodeTestDir("test_relu") +
+                      "/test_data_set_0/input_0.pb'\n"
+                      "shutil.copy(src, '" +
+                      dir +
+                      "/set/input_0.pb')\n"
+                      "shutil.copy(src, '" +
+                      dir + "/set/input_1.pb')\n");
+  CommandResult r = runKiln("run " + so + " --inputs " + dir + "/in.npz");
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_TRUE(
+      has(r, "warning: --inputs '" + dir + "/in.npz' has 'typo', which no model input takes"))
+      << r.output;
+  r = runKiln("run " + so + " --inputs " + dir + "/set");
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_TRUE(has(r, "has 'input_1.pb', which no model input takes (the model's inputs: 'x')"))
+      << r.output;
+  r = runKiln("run " + so + " --inputs " + nodeTestDir("test_relu") + "/test_data_set_0");
+  EXPECT_FALSE(has(r, "warning")) << r.output;
+}
+
+// Input shapes whose size in bytes (not only in elements) overflows are refused at compile time,
+// never planned as a wrapped-around workspace.
+TEST(CliHardening, InputShapesWhoseBytesOverflowAreRefused) {
+  std::string dir = scratchDir();
+  runPythonScript(dir, "symbolic",
+                  "import onnx\n"
+                  "from onnx import helper, TensorProto\n"
+                  "g = helper.make_graph([helper.make_node('Relu', ['x'], ['y'])], 'g',\n"
+                  "    [helper.make_tensor_value_info('x', TensorProto.FLOAT, ['N', 4])],\n"
+                  "    [helper.make_tensor_value_info('y', TensorProto.FLOAT, ['N', 4])])\n"
+                  "onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)]), '" +
+                      dir + "/sym.onnx')\n");
+  // Elements that fit in int64, bytes that do not (x4 for float32, x4 again for the dim of 4).
+  for (const char* shape : {"2305843009213693951", "1152921504606846976"}) {
+    CommandResult r = runKiln("compile " + dir + "/sym.onnx -o " + dir +
+                              "/x.so --input-shapes 'x:[" + shape + ",4]'");
+    EXPECT_EQ(r.exitCode, kCompile) << shape << ": " << r.output;
+    EXPECT_TRUE(has(r, "overflow") || has(r, "any machine can hold") || has(r, "more than"))
+        << r.output;
+    EXPECT_FALSE(fs::exists(dir + "/x.so"));
+  }
+  CommandResult r =
+      runKiln("compile " + dir + "/sym.onnx -o " + dir + "/x.so --input-shapes 'x:[8,4]'");
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+}
+
 // ONNX makes an out-of-range Gather index an error: the run fails naming the kernel instead of
 // clamping and exiting 0 with wrong rows.
 TEST(CliHardening, OutOfRangeGatherIndicesFailTheRun) {
@@ -295,3 +358,4 @@ TEST(CliHardening, InterruptedCompilesLeaveNothingBehind) {
 
 }  // namespace
 }  // namespace kiln::test
+// NOLINTEND(performance-inefficient-string-concatenation)

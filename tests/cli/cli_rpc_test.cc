@@ -157,6 +157,23 @@ TEST(CliRpc, GraphAndAotModelsRunInARemoteSession) {
   }
 }
 
+// `kiln rpc server` lives long: a session that uploads another library under a path it loaded
+// loads the new one (here a graph library, then an AOT one of the same model under one name).
+TEST(CliRpc, ALibraryUploadedAgainUnderALoadedPathLoadsAsTheNewOne) {
+  std::string dir = scratchDir();
+  ServerProcess server(dir + "/work");
+  std::string graph = compileMlp(dir, "mlp_graph", "graph"),
+              aot = compileMlp(dir, "mlp_aot", "aot");
+  auto session = Client::connect("127.0.0.1", server.port());
+  session->upload(graph, "model.so");
+  Module first = session->loadModule("model.so");
+  session->upload(aot, "model.so");
+  Module second = session->loadModule("model.so");
+  EXPECT_STREQ(second["default"](runtime::Device::cpu()).asModule().typeKey(), "aot_executor");
+  EXPECT_STREQ(first["default"](runtime::Device::cpu()).asModule().typeKey(), "graph_executor");
+  session->close();
+}
+
 // The outputs of `kiln run` (fill-mode random, seed 0) at PLACE ("" = locally), and its output.
 // With PROFILE, the model's per-node profile too (graph executor libraries).
 std::pair<cli::NamedArrays, std::string> runAt(const std::string& so, const std::string& place,

@@ -2,6 +2,8 @@
 // release's test data and are compared as bfloat16.
 #include "run_test.h"
 
+#include <sys/wait.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -55,7 +57,23 @@ double valueAt(const NDArray& a, int64_t i) {
   throw Error("output type " + t.str() + " is not compared");
 }
 
-// numpy.testing.assert_allclose: the first element out of tolerance and the largest error.
+// Element I of an integer or bool array, exactly (a double cannot hold every int64).
+std::string integerText(const NDArray& a, int64_t i) {
+  DataType t = a.dtype();
+  if (t.isUInt() && t.bits == 64) return std::to_string(a.data<uint64_t>()[i]);
+  if (t.isInt() && t.bits == 64) return std::to_string(a.data<int64_t>()[i]);
+  return strCat(static_cast<int64_t>(valueAt(a, i)));
+}
+
+bool sameInteger(const NDArray& a, const NDArray& b, int64_t i) {
+  size_t bytes = a.dtype().bytes();
+  return std::memcmp(static_cast<const char*>(a.data()) + i * static_cast<int64_t>(bytes),
+                     static_cast<const char*>(b.data()) + i * static_cast<int64_t>(bytes),
+                     bytes) == 0;
+}
+
+// numpy.testing.assert_allclose: the first element out of tolerance and the largest error;
+// integers and booleans exactly.
 std::string compare(const NDArray& got, NDArray want) {
   want = frontend::onnx::asInputType(want, got.dtype());  // bfloat16 bit patterns
   if (got.shape() != want.shape() || got.dtype() != want.dtype()) {
@@ -71,10 +89,16 @@ std::string compare(const NDArray& got, NDArray want) {
   }
   std::string first;
   double worst = 0;
+  DataType t = got.dtype();
+  bool exact = t.isInt() || t.isUInt() || t.isBool();
   for (int64_t i = 0; i < got.numel(); ++i) {
+    if (exact && !sameInteger(got, want, i)) {
+      return strCat("element ", i, ": expected ", integerText(want, i), ", got ",
+                    integerText(got, i), " (", t.str(), " compares exactly)");
+    }
     double g = valueAt(got, i), w = valueAt(want, i);
     bool ok = g == w || (std::isnan(g) && std::isnan(w)) ||
-              std::fabs(g - w) <= 1e-7 + 1e-3 * std::fabs(w);
+              (!exact && std::fabs(g - w) <= 1e-7 + 1e-3 * std::fabs(w));
     if (ok) continue;
     if (first.empty()) first = strCat("element ", i, ": expected ", w, ", got ", g);
     worst = std::isnan(g - w) ? INFINITY : std::max(worst, std::fabs(g - w));
@@ -142,7 +166,7 @@ std::string runDataSet(runtime::Module& ex, const fs::path& dataSet) {
 }  // namespace
 
 const char* outcomeName(Outcome o) {
-  static const char* const kNames[] = {"pass", "wrong", "rejected", "internal"};
+  static const char* const kNames[] = {"pass", "wrong", "rejected", "failed", "internal"};
   return kNames[static_cast<int>(o)];
 }
 
@@ -172,7 +196,7 @@ Result runTest(const fs::path& dir, const fs::path& work) {
       }
     }
   } catch (const Error& e) {
-    return {Outcome::kWrong, e.what()};
+    return {Outcome::kFailed, e.what()};
   } catch (const std::exception& e) {
     return {Outcome::kInternal, e.what()};
   }
@@ -184,13 +208,22 @@ namespace {
 
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
 
-// Runs COMMAND with its output in LOG; returns its exit status and LOG's text in MESSAGE.
+// Runs COMMAND with its output in LOG; returns its exit status (128 + N for a signal N) and
+// LOG's text in MESSAGE, without the "error: " kiln puts before a message.
 int runCommand(const std::string& command, const fs::path& log, std::string& message) {
   int status = std::system((command + " > " + quoted(log.string()) + " 2>&1").c_str());
   std::ifstream in(log);
   message.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   while (!message.empty() && message.back() == '\n') message.pop_back();
-  return status;
+  if (message.rfind("error: ", 0) == 0) message.erase(0, 7);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 255;
+}
+
+// The outcome of a kiln command that exited with STATUS: EXPECTED (3 for compile, 4 for run) is
+// the clear-error path; anything else but 0 is a bug (5, a crash, a signal).
+Outcome failureOf(int status, int expected, Outcome clear) {
+  return status == expected ? clear : Outcome::kInternal;
 }
 
 }  // namespace
@@ -199,10 +232,13 @@ Result runTestCli(const fs::path& dir, const fs::path& work, const std::string& 
   fs::path so = work / (dir.filename().string() + ".cli.so");
   fs::path log = work / (dir.filename().string() + ".log");
   std::string message;
-  if (runCommand(strCat(quoted(kiln), " compile ", quoted((dir / "model.onnx").string()), " -o ",
-                        quoted(so.string())),
-                 log, message) != 0) {
-    return {Outcome::kRejected, message};
+  if (int status =
+          runCommand(strCat(quoted(kiln), " compile ", quoted((dir / "model.onnx").string()),
+                            " -o ", quoted(so.string())),
+                     log, message);
+      status != 0) {
+    return {failureOf(status, 3, Outcome::kRejected),
+            strCat(message, status == 3 ? "" : strCat(" (exit status ", status, ")"))};
   }
   std::vector<fs::path> sets;
   for (const auto& entry : fs::directory_iterator(dir)) {
@@ -216,15 +252,18 @@ Result runTestCli(const fs::path& dir, const fs::path& work, const std::string& 
                   .asModule()["get_output_info"]()
                   .asJson();
   } catch (const Error& e) {
-    return {Outcome::kWrong, e.what()};
+    return {Outcome::kFailed, e.what()};
   }
   for (const fs::path& set : sets) {
     fs::path outDir = work / (dir.filename().string() + ".out");
     fs::remove_all(outDir);
-    if (runCommand(strCat(quoted(kiln), " run ", quoted(so.string()), " --inputs ",
-                          quoted(set.string()), " --outputs ", quoted(outDir.string())),
-                   log, message) != 0) {
-      return {Outcome::kWrong, message};
+    if (int status =
+            runCommand(strCat(quoted(kiln), " run ", quoted(so.string()), " --inputs ",
+                              quoted(set.string()), " --outputs ", quoted(outDir.string())),
+                       log, message);
+        status != 0) {
+      return {failureOf(status, 4, Outcome::kFailed),
+              strCat(message, status == 4 ? "" : strCat(" (exit status ", status, ")"))};
     }
     for (int i = 0;; ++i) {
       fs::path want = set / strCat("output_", i, ".pb");

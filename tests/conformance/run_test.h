@@ -9,9 +9,11 @@
 namespace kiln::conformance {
 
 // kRejected: compiling stopped with a kiln::Error (an op, type or form kiln does not support);
-// kWrong: wrong outputs, or an error when running; kInternal: an internal error (a kiln bug).
-enum class Outcome { kPass, kWrong, kRejected, kInternal };
-const char* outcomeName(Outcome o);  // "pass", "wrong", "rejected", "internal"
+// kWrong: an output differs; kFailed: running stopped with a kiln::Error (a value kiln refuses);
+// kInternal: an internal error, any other exception, a crash or a signal (a kiln bug).
+enum class Outcome { kPass, kWrong, kRejected, kFailed, kInternal };
+inline constexpr int kOutcomes = 5;
+const char* outcomeName(Outcome o);  // "pass", "wrong", "rejected", "failed", "internal"
 
 struct Result {
   Outcome outcome = Outcome::kPass;
@@ -22,8 +24,9 @@ struct Result {
 Result runTest(const std::filesystem::path& dir, const std::filesystem::path& work);
 
 // The same through the command line KILN: `kiln compile model.onnx -o m.so`, then per data set
-// `kiln run m.so --inputs test_data_set_N --outputs DIR`, comparing DIR's output_K.pb. A failed
-// compile is kRejected, a failed run kWrong (the detail is the command's message).
+// `kiln run m.so --inputs test_data_set_N --outputs DIR`, comparing DIR's output_K.pb. The exit
+// status says the outcome (docs/cli.md): a compile that exits 3 is kRejected, a run that exits 4
+// kFailed, and exit 5, any other status or a signal kInternal; the detail is the command's error.
 Result runTestCli(const std::filesystem::path& dir, const std::filesystem::path& work,
                   const std::string& kiln);
 

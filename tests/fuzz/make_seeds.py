@@ -36,6 +36,13 @@ MODELS = [
     "test_reduce_sum_keepdims_example", "test_clip", "test_split_equal_parts_1d",
     "test_constant_pad", "test_tile", "test_constant", "test_layer_normalization_2d_axis0",
     "test_resize_upsample_scales_nearest", "test_nonmaxsuppression_center_point_box_format",
+    # control flow, ONNX functions (expanded or not), sequences, optionals and strings
+    "test_if", "test_if_seq", "test_if_opt", "test_loop11", "test_loop13_seq",
+    "test_loop16_seq_none", "test_scan9_sum", "test_scan_sum", "test_layer_normalization_2d_axis0",
+    "test_sce_mean", "test_range_float_type_positive_delta_expanded", "test_celu_expanded",
+    "test_sequence_insert_at_back", "test_identity_sequence", "test_optional_get_element_sequence",
+    "test_optional_has_element_empty", "test_identity_opt", "test_cast_FLOAT_to_STRING",
+    "test_strnormalizer_export_monday_casesensintive_lower", "test_training_dropout_zero_ratio",
 ]
 # TensorProto files of many element types and ranks.
 TENSORS = [
@@ -43,12 +50,23 @@ TENSORS = [
     "test_and2d", "test_gather_0", "test_constantofshape_int_zeros", "test_range_int32_type_negative_delta",
     "test_reshape_reordered_all_dims", "test_where_example", "test_mod_int64_fmod", "test_size",
     "test_bitshift_right_uint16", "test_cast_FLOAT_to_STRING", "test_equal_bcast",
+    "test_cast_STRING_to_FLOAT", "test_strnormalizer_nostopwords_nochangecase",
+]
+# SequenceProto and OptionalProto files of the test data.
+LISTS = [
+    "test_sequence_insert_at_back", "test_sequence_insert_at_front", "test_identity_sequence",
+    "test_optional_get_element", "test_optional_get_element_sequence",
+    "test_optional_has_element", "test_optional_has_element_empty", "test_identity_opt",
+    "test_loop13_seq", "test_loop16_seq_none", "test_if_seq", "test_if_opt",
 ]
 # Models compiled with kiln for loop IR and artifact containers.
 COMPILED = ["test_add_bcast", "test_conv_with_strides_padding", "test_maxpool_2d_pads",
             "test_softmax_axis_1", "test_matmul_2d", "test_gemm_default_matrix_bias",
             "test_batchnorm_example", "test_transpose_default", "test_concat_2d_axis_0",
-            "test_reduce_mean_default_axes_keepdims_example"]
+            "test_reduce_mean_default_axes_keepdims_example",
+            # control flow bodies, sequences and strings in the container's metadata
+            "test_loop11", "test_if_seq", "test_sequence_insert_at_back",
+            "test_cast_FLOAT_to_STRING"]
 
 
 def reset(name):
@@ -76,6 +94,22 @@ def onnx_seeds():
     put(folder, "conv_with_weights.onnx", weighted_model().SerializeToString())
     for name, model in edge_models().items():
         put(folder, f"edge_{name}.onnx", model.SerializeToString())
+    put(folder, "external_data.onnx", external_data_model().SerializeToString())
+
+
+def external_data_model():
+    """Weights kept in a file beside the model (TensorProto.EXTERNAL): the importer must refuse
+    locations outside the model's folder and files that are missing or short."""
+    w = numpy_helper.from_array(np.ones((4, 4), np.float32), "w")
+    w.ClearField("raw_data")
+    w.data_location = TensorProto.EXTERNAL
+    for key, value in (("location", "weights.bin"), ("offset", "0"), ("length", "64")):
+        entry = w.external_data.add()
+        entry.key, entry.value = key, value
+    g = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"])], "ext",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])], [w])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
 
 
 def edge_models():
@@ -309,6 +343,155 @@ def compiled_seeds(kiln):
     put(artifacts, "magic_only.kart", b"KILNARTF")
 
 
+# The RPC wire format (docs/rpc.md): little-endian integers, text as a u64 length and its bytes.
+def u32(v):
+    return struct.pack("<I", v)
+
+
+def u64(v):
+    return struct.pack("<Q", v)
+
+
+def text(s):
+    s = s.encode() if isinstance(s, str) else s
+    return u64(len(s)) + s
+
+
+def wire_tensor(array, code=None):
+    codes = {"f": 2, "i": 0, "u": 1, "b": 6}
+    head = bytes([codes[array.dtype.kind] if code is None else code, array.dtype.itemsize * 8])
+    head += u32(1) + u32(array.ndim) + b"".join(u64(d) for d in array.shape)
+    return head + u64(array.nbytes) + array.tobytes()
+
+
+def rpc_session_seeds():
+    """Requests after the handshake (the fuzzer adds it): each op, values of every type code, and
+    the frames the server must refuse (lengths past the end, unknown codes, bad flags)."""
+    folder = reset("rpc_session")
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    strings = u32(6) + bytes([129, 0]) + u32(1) + u32(1) + u64(2) + u64(8 + 1 + 8 + 2) + \
+        text("a") + text("bc")
+    values = {
+        "none": u32(0), "int": u32(1) + u64(42), "float": u32(2) + struct.pack("<d", 1.5),
+        "bool": u32(3) + b"\x01", "string": u32(4) + text("hi"), "bytes": u32(5) + text(b"\0\1"),
+        "tensor": u32(6) + wire_tensor(a), "int_tensor": u32(6) + wire_tensor(a.astype(np.int64)),
+        "strings": strings, "device": u32(7) + u32(1) + u32(0),
+        "dtype": u32(8) + bytes([2, 32]) + u32(1), "json": u32(9) + text('{"a":[1,2]}'),
+        "module": u32(10) + u64(1) + text("library"), "function": u32(11) + u64(2),
+        "remote_tensor": u32(12) + u64(3),
+        "list": u32(13) + b"\x00" + u64(2) + wire_tensor(a) + wire_tensor(a),
+        "none_optional": u32(13) + b"\x01" + u64(0),
+    }
+    for name, value in values.items():
+        put(folder, f"echo_{name}", u32(14) + value + u32(1))
+    close = u32(1)
+    put(folder, "info_list_close", u32(2) + u32(5) + close)
+    put(folder, "upload_list_remove", u32(3) + text("dir/a.bin") + u64(4) + b"abcd" + u32(5) +
+        u32(4) + text("dir/a.bin") + close)
+    put(folder, "upload_refused_path", u32(3) + text("../x") + u64(2) + b"xy" + close)
+    put(folder, "load_missing", u32(6) + text("model.so") + close)
+    put(folder, "load_garbage", u32(3) + text("m.so") + u64(8) + b"\x7fELFjunk" + u32(6) +
+        text("m.so") + close)
+    put(folder, "get_function_no_module", u32(7) + u64(5) + text("run") + close)
+    put(folder, "call_no_function", u32(8) + u64(9) + u32(2) + u32(1) + u64(1) +
+        u32(6) + wire_tensor(a) + close)
+    put(folder, "alloc_copy_free", u32(10) + u32(9) + text('{"shape":[2,3],"dtype":"float32"}') +
+        u32(11) + u64(1) + wire_tensor(a) + u32(12) + u64(1) + u32(9) + u64(1) + u32(9) +
+        u64(1) + close)
+    put(folder, "alloc_rank_40", u32(10) + u32(9) + text('{"shape":[' + ",".join(["1"] * 40) +
+                                                        '],"dtype":"float32"}') + close)
+    put(folder, "free_never_issued", u32(9) + u64(0) + u32(9) + u64(77) + close)
+    put(folder, "time_evaluator_no_module", u32(13) + u64(1) + text("run") + u32(3) + u32(1) +
+        u32(0) + close)
+    put(folder, "unknown_op", u32(99) + close)
+    put(folder, "unknown_type_code", u32(14) + u32(77))
+    put(folder, "bad_bool_byte", u32(14) + u32(3) + b"\x07")
+    put(folder, "unknown_dtype_code", u32(14) + u32(6) + bytes([77, 32]) + u32(1) + u32(0) + u64(4)
+        + b"abcd")
+    put(folder, "tensor_length_past_end", u32(14) + u32(6) + bytes([2, 32]) + u32(1) + u32(1) +
+        u64(1 << 20) + u64(4 << 20) + b"\0" * 64)
+    put(folder, "text_length_past_end", u32(14) + u32(4) + u64(1 << 40) + b"abc")
+    put(folder, "huge_list", u32(14) + u32(13) + b"\x00" + u64(1 << 30))
+
+
+def list_seeds():
+    """Sequence and optional values as the test data stores them (input_N.pb, output_N.pb)."""
+    folder = reset("list_proto")
+    for test in LISTS:
+        for f in sorted((NODE / test / "test_data_set_0").glob("*.pb")):
+            put(folder, f"{test}_{f.stem}.pb", f.read_bytes())
+
+
+def schedule_seeds():
+    """Schedule files and tuning records as kiln writes and users edit them."""
+    folder = reset("schedule_file")
+    key = ("kiln.MatMulPacked(float32[128,256],float32[64,256,16])->float32[128,1024]"
+           "{block=16,n=1024}@avx512x16")
+    put(folder, "lines.jsonl", "\n".join([
+        '{"workload": "%s", "knobs": {"tile_m": 6, "tile_n": 2}, "ranges": {"tile_m": [1, 14]}}' % key,
+        '{"workload": "kiln.Conv(float32[1,3,224,224])@avx2x8", "knobs": {"oc_block": 8}}']))
+    put(folder, "array.json", '[{"workload": "%s", "knobs": {"tile_m": 4}}]' % key)
+    put(folder, "bad_knob.jsonl", '{"workload": "k", "knobs": {"tile_m": "six"}}')
+    put(folder, "not_json.jsonl", '{"workload": "k", "knobs": {"tile_m": 6}\n}{')
+
+
+def config_seeds():
+    """--config files: one object per subcommand, nested for rpc."""
+    folder = reset("config_file")
+    put(folder, "compile.json", '{"compile": {"opt-level": 2, "executor": "aot", '
+                                '"input-shapes": "x:[1,3]"}}')
+    put(folder, "run.json", '{"run": {"repeat": 5, "threads": 2, "print-time": true}}')
+    put(folder, "rpc.json", '{"rpc": {"server": {"port": 9000}, "tracker": {"port": 0}}}')
+    put(folder, "unknown.json", '{"compile": {"no-such-option": 1}, "fly": {}}')
+    put(folder, "array.json", '{"compile": {"model-name": ["a", "b"]}}')
+
+
+def extension_seeds():
+    """Registrations as bytes (extension_abi_fuzzer.cc reads them field by field): a well-formed
+    backend, and ones with each kind of fault."""
+    folder = reset("extension_abi")
+
+    def t(value):
+        value = value.encode()
+        return bytes([len(value)]) + value
+
+    def backend(name="accel", attrs=((b"tile", 2, b"4", b"Rows of the tile"),),
+                patterns=((b"conv_relu", b"Conv Add? Relu"),), flags=0):
+        out = bytes([len(attrs)])
+        for a_name, a_type, a_default, a_help in attrs:
+            out += bytes([len(a_name)]) + a_name + bytes([a_type + 1]) + bytes([len(a_default)]) + \
+                a_default + bytes([len(a_help)]) + a_help
+        out += bytes([len(patterns)])
+        for p_name, chain in patterns:
+            out += bytes([len(p_name)]) + p_name + bytes([len(chain)]) + chain
+        return out + bytes([0, flags]) + t(name) + t("An accelerator")
+
+    put(folder, "one_backend", bytes([0, 0]) + backend() + b"\0")
+    put(folder, "two_backends", bytes([0, 1]) + backend("a") + backend("b") + b"\0")
+    put(folder, "same_name_twice", bytes([0, 1]) + backend("a") + backend("a") + b"\0")
+    put(folder, "bad_default", bytes([0, 0]) + backend(attrs=((b"tile", 2, b"four", b"h"),)))
+    put(folder, "bad_chain", bytes([0, 0]) + backend(patterns=((b"p", b"Conv ?? |"),)))
+    put(folder, "null_attrs", bytes([0, 0]) + backend(flags=2))
+    put(folder, "no_compile", bytes([0, 0]) + backend(flags=8))
+    put(folder, "llvm", bytes([0, 0]) + backend(name="llvm"))
+    put(folder, "other_version", bytes([251, 0]) + backend())
+    put(folder, "set_error", bytes([0, 0]) + backend() + b"\xee" + t("driver missing"))
+
+
+def tracker_seeds():
+    """Tracker messages as JSON: registrations, events and requests, good and out of range."""
+    folder = reset("tracker_messages")
+    put(folder, "registration", '{"key":"rpi4","host":"0.0.0.0","port":9091,"busy":false}')
+    put(folder, "registration_ipv6", '{"key":"x86_64-avx512","host":"[::1]","port":1,"busy":true}')
+    put(folder, "registration_bad_port", '{"key":"k","host":"h","port":70000,"busy":false}')
+    put(folder, "registration_newline_key", '{"key":"a\\nb\\u001b[31m","host":"h","port":5,"busy":0}')
+    put(folder, "event", '{"busy":true}')
+    put(folder, "request", '{"key":"rpi4","priority":3,"timeout_ms":60000,"waited_ms":0}')
+    put(folder, "request_huge_priority",
+        '{"key":"rpi4","priority":1e300,"timeout_ms":-1,"waited_ms":9223372036854775807}')
+    put(folder, "not_an_object", '[1,"two",{"three":null}]')
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--kiln", default=str(ROOT / "build" / "release" / "bin" / "kiln"))
@@ -317,6 +500,12 @@ def main():
     tensor_seeds()
     npy_seeds()
     npz_seeds()
+    rpc_session_seeds()
+    tracker_seeds()
+    list_seeds()
+    schedule_seeds()
+    config_seeds()
+    extension_seeds()
     compiled_seeds(args.kiln)
     for folder in sorted(CORPUS.iterdir()):
         files = list(folder.iterdir())

@@ -27,6 +27,12 @@ struct GoldenCase {
   std::string path;
 };
 
+// GoogleTest lists a parameter beside its test's name; without this it prints the struct's bytes
+// (pointers), which would change the test's name from one build to the next.
+void PrintTo(const GoldenCase& c, std::ostream* os) {
+  *os << c.pass << ":" << fs::path(c.path).filename().string();
+}
+
 std::vector<GoldenCase> findCases() {
   std::vector<GoldenCase> cases;
   fs::path root = fs::path(KILN_SOURCE_DIR) / "tests" / "golden";

@@ -2,8 +2,14 @@
 // kernel and keeps its outputs.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "kiln/driver/compile.h"
+#include "kiln/ir/op_registry.h"
 #include "kiln/runtime/module.h"
+#include "kiln/runtime/profile_summary.h"
+#include "kiln/runtime/time_evaluator.h"
+#include "kiln/runtime/timing_stats.h"
 #include "kiln/support/error.h"
 #include "model_builder.h"
 
@@ -51,6 +57,73 @@ TEST(DebugExecutor, TimesEveryKernelAndKeepsTheirOutputs) {
     msg = e.what();
   }
   EXPECT_NE(msg.find("has no kept outputs"), std::string::npos) << msg;
+}
+
+// The layers of an MLP as models of their own: Relu(x @ w1 + b1), and h @ w2.
+std::unique_ptr<ir::Graph> mlpLayer(const Mlp& m, int layer) {
+  auto g = std::make_unique<ir::Graph>();
+  auto node = [&](const std::string& op, std::vector<ir::Value*> in, const std::string& name) {
+    ir::Node* n = g->addNode(op, name, std::move(in), {name + "_out"}, {});
+    ir::inferTypes(*n);
+    return n->outputs[0];
+  };
+  if (layer == 1) {
+    ir::Value* x = g->addInput("x", {runtime::DataType::float32(), {m.batch, m.in}});
+    ir::Value* w1 = g->addConstant("w1", toArray(m.w1, {m.in, m.hidden}));
+    ir::Value* b1 = g->addConstant("b1", toArray(m.b1, {m.hidden}));
+    g->outputs().push_back(
+        node("Relu", {node("Add", {node("MatMul", {x, w1}, "mm1"), b1}, "add")}, "relu"));
+  } else {
+    ir::Value* h = g->addInput("h", {runtime::DataType::float32(), {m.batch, m.hidden}});
+    ir::Value* w2 = g->addConstant("w2", toArray(m.w2, {m.hidden, m.out}));
+    g->outputs().push_back(node("MatMul", {h, w2}, "mm2"));
+  }
+  return g;
+}
+
+// The median time of one run() of EX, in microseconds.
+double medianRunUs(const Module& ex) {
+  std::vector<double> ms = runtime::timeEvaluate(ex["run"], {}, 15, 3);
+  return runtime::summarize(ms).median * 1000;
+}
+
+// The profile's numbers are checked against times measured without it: its nodes against each
+// layer compiled and timed as a model of its own, its sum against the end-to-end time. The
+// machine is shared, so a measurement that misses is taken again, at most three times.
+TEST(DebugExecutor, TheProfileAgreesWithIndependentlyMeasuredTimes) {
+  std::string dir = scratchDir();
+  Mlp m = randomMlp(256, 512, 512, 256, 9);  // ~200 MFLOP: milliseconds, far above timer noise
+  driver::compileGraph(*buildMlp(m, ""), dir + "/mlp.so", {});
+  driver::compileGraph(*mlpLayer(m, 1), dir + "/layer1.so", {});
+  driver::compileGraph(*mlpLayer(m, 2), dir + "/layer2.so", {});
+  Module ex =
+      runtime::loadModule(dir + "/mlp.so")["debug_create"]("default", Device::cpu()).asModule();
+  Module whole = runtime::loadModule(dir + "/mlp.so")["default"](Device::cpu()).asModule();
+  Module layer1 = runtime::loadModule(dir + "/layer1.so")["default"](Device::cpu()).asModule();
+  Module layer2 = runtime::loadModule(dir + "/layer2.so")["default"](Device::cpu()).asModule();
+  std::vector<float> x = randomVector(static_cast<size_t>(m.batch * m.in), 2);
+  for (const Module* e : {&ex, &whole, &layer1}) (*e)["set_input"](0, toArray(x, {m.batch, m.in}));
+  layer2["set_input"](
+      0, toArray(randomVector(static_cast<size_t>(m.batch * m.hidden), 3), {m.batch, m.hidden}));
+  std::string report;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    runtime::ProfileSummary s = runtime::profileExecutor(ex, 15, [&] {
+      return runtime::summarize(runtime::timeEvaluate(whole["run"], {}, 1, 1)).median;
+    });
+    double alone[2] = {medianRunUs(layer1), medianRunUs(layer2)};
+    ASSERT_EQ(s.nodes.size(), 2u);
+    bool nodesAgree = true;
+    report = strCat("attempt ", attempt, ": nodes ", s.nodesUs, " us, end to end ", s.endToEndUs,
+                    " us (bound ", s.gapBoundUs(), " us)");
+    for (size_t k = 0; k < 2; ++k) {
+      double bound = std::max(0.25 * alone[k], 50.0);
+      nodesAgree = nodesAgree && std::abs(s.nodes[k].us - alone[k]) <= bound;
+      report += strCat("; node ", k, " ", s.nodes[k].us, " us, alone ", alone[k], " us (bound ",
+                       bound, ")");
+    }
+    if (s.reconciled() && nodesAgree) return;
+  }
+  FAIL() << report;
 }
 
 TEST(DebugExecutor, AotModelsSayTheyCannotBeProfiled) {

@@ -68,6 +68,29 @@ TEST(Library, SeveralModelsRunUnderTheirNamesAndShareIdenticalKernels) {
   }
 }
 
+// The system loader answers a path it has loaded with the library it loaded, even after another
+// artifact was exported to that path; loadModule must load the new file all the same.
+TEST(Library, AnArtifactExportedAgainToALoadedPathLoadsAsTheNewOne) {
+  std::string dir = scratchDir();
+  Mlp m1 = randomMlp(2, 16, 24, 4, 31), m2 = randomMlp(2, 16, 24, 4, 32);
+  std::vector<float> x = randomVector(static_cast<size_t>(m1.batch * m1.in), 7);
+  ASSERT_GT(relativeError(referenceMlp(m1, x), referenceMlp(m2, x)), 1e-2);
+  std::string path = dir + "/model.so";
+  driver::compileGraph(*buildMlp(m1, ""), path, {});
+  Module first = runtime::loadModule(path);
+  driver::compileGraph(*buildMlp(m2, ""), path, {});
+  Module second = runtime::loadModule(path);
+  EXPECT_LT(relativeError(runMlp(second, "default", m2, x), referenceMlp(m2, x)), 1e-5);
+  EXPECT_LT(relativeError(runMlp(first, "default", m1, x), referenceMlp(m1, x)), 1e-5);
+  // A third export while both are loaded, and loading the unchanged file again, both give the
+  // file the path holds now.
+  driver::compileGraph(*buildMlp(m1, ""), path, {});
+  EXPECT_LT(relativeError(runMlp(runtime::loadModule(path), "default", m1, x), referenceMlp(m1, x)),
+            1e-5);
+  EXPECT_LT(relativeError(runMlp(runtime::loadModule(path), "default", m1, x), referenceMlp(m1, x)),
+            1e-5);
+}
+
 TEST(Library, ModelNamesAreCheckedBeforeCompiling) {
   std::string dir = scratchDir();
   Mlp m = randomMlp(1, 4, 4, 2, 3);

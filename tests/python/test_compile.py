@@ -28,6 +28,20 @@ def test_compile_from_a_path(dense_path, tmp_path):
     np.testing.assert_allclose(y, dense_reference(onnx.load(dense_path), X), rtol=1e-5, atol=1e-6)
 
 
+def test_a_library_exported_again_to_a_loaded_path_loads_as_the_new_one(tmp_path):
+    first, second = dense_model(seed=21), dense_model(seed=22)
+    path = tmp_path / "model.so"
+    kiln.compile(first).export_library(path)
+    old = kiln.load_module(path)
+    kiln.compile(second).export_library(path)
+    new = kiln.load_module(path)
+    (y_new,) = run_default(new, x=X)
+    (y_old,) = run_default(old, x=X)
+    assert not np.allclose(dense_reference(first, X), dense_reference(second, X), rtol=1e-2)
+    np.testing.assert_allclose(y_new, dense_reference(second, X), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(y_old, dense_reference(first, X), rtol=1e-5, atol=1e-6)
+
+
 def test_compile_from_a_model_proto_and_from_bytes():
     model = dense_model(seed=3)
     expected = dense_reference(model, X)

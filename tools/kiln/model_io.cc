@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <iostream>
 #include <random>
 
 #include "commands.h"
@@ -26,8 +27,29 @@ std::string describe(const Json& input) {
   return strCat(input.at("dtype").asString(), runtime::shapeStr(shapeFromJson(input.at("shape"))));
 }
 
+// Says which entries of an --inputs file or folder no model input took: a misspelt name or a
+// file for another model is otherwise silently ignored.
+void warnUnused(const std::string& path, const std::vector<std::string>& unused, const Json& info) {
+  if (unused.empty()) return;
+  std::string names, inputs;
+  for (const std::string& n : unused) names += (names.empty() ? "'" : ", '") + n + "'";
+  for (const Json& i : info.asArray()) {
+    inputs += (inputs.empty() ? "'" : ", '") + i.at("name").asString() + "'";
+  }
+  std::cerr << "warning: --inputs '" << path << "' has " << names
+            << ", which no model input takes (the model's inputs: "
+            << (inputs.empty() ? "none" : inputs) << ")\n";
+}
+
 void readFromNpz(const std::string& path, const Json& info, const InputSink& sink) {
   NamedArrays all = readNpz(path);
+  std::vector<std::string> unused;
+  for (const auto& [name, array] : all) {
+    bool taken = std::any_of(info.asArray().begin(), info.asArray().end(),
+                             [&](const Json& i) { return i.at("name").asString() == name; });
+    if (!taken) unused.push_back(name);
+  }
+  warnUnused(path, unused, info);
   for (const Json& input : info.asArray()) {
     const std::string& name = input.at("name").asString();
     if (kindOf(input) != runtime::ValueKind::kTensor) {
@@ -49,6 +71,11 @@ void readFromNpz(const std::string& path, const Json& info, const InputSink& sin
 }
 
 void readFromFolder(const std::string& dir, const Json& info, const InputSink& sink) {
+  std::vector<std::string> unused;
+  for (size_t i = info.size(); fileExists(strCat(dir, "/input_", i, ".pb")); ++i) {
+    unused.push_back(strCat("input_", i, ".pb"));
+  }
+  warnUnused(dir, unused, info);
   for (size_t i = 0; i < info.size(); ++i) {
     std::string file = strCat(dir, "/input_", i, ".pb");
     const Json& input = info[i];

@@ -19,7 +19,7 @@ using InputSink = std::function<void(const std::string& name, const runtime::Val
 // [,"kind"]}, ...]. PATH is an .npz (arrays named after the inputs; the suffix in any case) or a
 // folder of input_0.pb, input_1.pb, ... in input order (TensorProto; SequenceProto or
 // OptionalProto for a sequence or optional input). Throws kiln::Error naming a missing file or
-// array and what was expected.
+// array and what was expected; warns on standard error about arrays or files no input takes.
 void forEachInput(const std::string& path, const Json& info, const InputSink& sink);
 // zeros, ones or random (uniform [0,1) for floats, [0,10) for integers; fixed SEED).
 NamedArrays fillInputs(const std::string& mode, const Json& info, uint64_t seed);

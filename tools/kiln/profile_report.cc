@@ -40,12 +40,18 @@ std::string formatProfile(const runtime::ProfileSummary& s) {
            pad(fixed(n.percent, 2), 8, true) + "  " + pad(n.shape, 20) +
            pad(n.gflops > 0 ? fixed(n.gflops, 1) : "-", 9, true) + "\n";
   }
-  double gap = s.endToEndUs - s.nodesUs;
+  double gap = s.gapUs();
   out +=
       strCat("total (sum of ", s.nodes.size(), " nodes): ", fixed(s.nodesUs, 1), " us = 100.00%\n",
              "end-to-end run():          ", fixed(s.endToEndUs, 1), " us (", gap >= 0 ? "+" : "",
              fixed(gap, 1), " us, ", fixed(s.endToEndUs > 0 ? 100 * gap / s.endToEndUs : 0, 1),
              "% outside the kernels: timer and call overhead, and noise between the runs)\n");
+  if (!s.reconciled()) {
+    out += strCat("warning: the nodes and the end-to-end time differ by more than ",
+                  fixed(s.gapBoundUs(), 1),
+                  " us (10% or 50 us): the machine was busy, or the profile misses time; rerun "
+                  "with more --repeat\n");
+  }
   return out;
 }
 

@@ -2,6 +2,7 @@
 // device the runtime builds for (launchers copy it there). `kiln rpc server` is the same server
 // behind the full command line.
 #include <atomic>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -25,12 +26,19 @@ constexpr const char* kUsage =
     "and end. With --stop-on-input-end, exits when its standard input ends (a launcher that\n"
     "started it over ssh went away). --quiet logs failures only.\n";
 
-// A whole decimal number in [LO, HI], or an error naming the option.
+// A mistake in the command line: reported with the usage text and exit status 2, like `kiln`.
+class UsageError : public kiln::Error {
+ public:
+  using kiln::Error::Error;
+};
+
+// A whole decimal number in [LO, HI], or a usage error naming the option.
 long numberArg(const std::string& option, const char* text, long lo, long hi) {
   char* end = nullptr;
+  errno = 0;
   long v = std::strtol(text, &end, 10);
-  if (end == text || *end != '\0' || v < lo || v > hi) {
-    throw kiln::Error(
+  if (end == text || *end != '\0' || errno == ERANGE || v < lo || v > hi) {
+    throw UsageError(
         kiln::strCat(option, " '", text, "': expected a whole number from ", lo, " to ", hi));
   }
   return v;
@@ -96,6 +104,9 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     return run(argc, argv);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "error: %s\n%s", e.what(), kUsage);
+    return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 4;

@@ -81,6 +81,14 @@ class ExtensionSet {
   const Backend* find(const std::string& name) const;  // nullptr when no backend has NAME
   const std::vector<std::string>& files() const { return files_; }  // in load order
 
+  // What load() does once FILE's library is open: checks the API version VERSION reports, runs
+  // REGISTER_FN with kiln's host table and keeps the backends it added, every field checked
+  // (names, help, attribute types and defaults, pattern chains, counts against null arrays).
+  // Throws kiln::Error naming FILE and what is wrong, keeping nothing of it. Public for the
+  // fuzzer of these checks, which registers backends built from its bytes.
+  void registerExtension(const std::string& file, KilnExtensionVersionFn version,
+                         KilnExtensionRegisterFn registerFn);
+
  private:
   std::vector<std::shared_ptr<runtime::SharedLibrary>> libraries_;
   std::vector<std::string> files_;

@@ -41,6 +41,8 @@ struct TensorType {
   // are allocated when written).
   bool isStatic() const { return isTensor() && !dtype.isString() && runtime::isStaticShape(shape); }
   int64_t numel() const { return runtime::shapeNumel(shape); }  // throws for a run-time shape
+  // Bytes of the tensor; throws kiln::Error for a run-time shape or a size that overflows.
+  int64_t nbytes() const { return runtime::shapeBytes(shape, dtype); }
   int rank() const { return static_cast<int>(shape.size()); }
   // "float32[1,3,224,224]", "seq(float32[?,3])", "opt(seq(int64[*]))" ('*': unranked)
   std::string str() const;

@@ -41,6 +41,9 @@ struct DataType {
   bool isUInt() const { return code == kDLUInt; }
   bool isBool() const { return code == kDLBool; }
   bool isString() const { return code == kDLKilnString; }
+  // Whether this is a type kiln knows (one parse() accepts): what data from outside is checked
+  // against before anything is allocated for it.
+  bool known() const;
 
   DLDataType dl() const { return {code, bits, lanes}; }
   static DataType fromDL(DLDataType t) { return {t.code, t.bits, t.lanes}; }

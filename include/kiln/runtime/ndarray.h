@@ -19,6 +19,9 @@ bool isStaticShape(const Shape& shape);  // no kDynamicDim
 // Whether ACTUAL fits DECLARED: one rank, each dim equal or kDynamicDim in DECLARED.
 bool shapeFits(const Shape& declared, const Shape& actual);
 int64_t shapeNumel(const Shape& shape);
+// The bytes of a compact tensor of SHAPE and DTYPE; throws kiln::Error when the element count or
+// the byte count overflows int64, naming the shape.
+int64_t shapeBytes(const Shape& shape, DataType dtype);
 
 class NDArray {
  public:

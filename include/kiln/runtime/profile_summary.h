@@ -3,6 +3,8 @@
 // `kiln run --profile` and the Python bindings' profile().
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
@@ -19,11 +21,22 @@ struct NodeTime {
   double gflops = 0;             // 0 when the kernel's flops are unknown
 };
 
+// How far the nodes' sum may lie from the end-to-end time: 10 % of it or 50 us, whichever is
+// larger (the timers, the executor's calls between kernels, and noise between the runs). A
+// profile beyond it misattributes time, and says so.
+inline constexpr double kProfileGapFraction = 0.10;
+inline constexpr double kProfileGapUs = 50;
+
 struct ProfileSummary {
   std::vector<NodeTime> nodes;
   double nodesUs = 0;     // the sum of the nodes' medians
   double endToEndUs = 0;  // median of whole run() calls, measured on the same executor
   Json lastRun;           // the last profile() result, for chromeTrace
+
+  double gapUs() const { return endToEndUs - nodesUs; }
+  double gapBoundUs() const { return std::max(kProfileGapUs, kProfileGapFraction * endToEndUs); }
+  // Whether the nodes account for the end-to-end time within the bound.
+  bool reconciled() const { return std::abs(gapUs()) <= gapBoundUs(); }
 };
 
 // RUNS are profile() results (one JSON row per kernel, in run order) of the same executor.

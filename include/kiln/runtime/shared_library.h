@@ -9,8 +9,11 @@ namespace kiln::runtime {
 class SharedLibrary {
  public:
   // Throws kiln::Error when PATH is not an ELF file of this machine's architecture, is truncated
-  // (checked before the loader maps it), or dlopen fails (with dlerror()'s text).
-  explicit SharedLibrary(const std::string& path);
+  // (checked before the loader maps it), with CHECKSUM when its checksum trailer is missing or
+  // does not match (verifyArtifactFile), or when dlopen fails (with dlerror()'s text). The file is
+  // opened once, so what was checked is what is loaded; a file exported again to a path this
+  // process has loaded is loaded as the new file, never answered with the old library.
+  explicit SharedLibrary(const std::string& path, bool checksum = false);
   ~SharedLibrary();
   SharedLibrary(const SharedLibrary&) = delete;
   SharedLibrary& operator=(const SharedLibrary&) = delete;

@@ -1,6 +1,7 @@
 // Type inference of one-input elementwise ops: activations, math functions, predicates (Not,
 // IsNaN, IsInf), Clip, Cast/CastLike, Identity and inference-mode Dropout.
 #include "infer_util.h"
+#include "kiln/ir/dropout.h"
 #include "kiln/ir/onnx_dtype.h"
 #include "register_ops.h"
 
@@ -97,14 +98,14 @@ OpDef floatPredicate(const char* name, int since, const std::vector<const char*>
 void inferDropout(Node& node) {
   requireFloat(node, 0);
   if (hasInput(node, 1)) requireFloat(node, 1);
-  if (hasInput(node, 2)) {
-    std::optional<std::vector<int64_t>> training = constantInts(node.inputs[2]);
-    if (!training) {
-      fail(node, "training_mode (input 2) must be a constant false; kiln compiles inference only");
-    }
-    if (!training->empty() && (*training)[0] != 0) {
-      fail(node, "training_mode is true; expected false (kiln compiles inference only)");
-    }
+  if (hasInput(node, 2) && !inputType(node, 2).dtype.isBool()) {
+    fail(node, "training_mode (input 2) is ", inputType(node, 2).dtype.str(), "; expected bool");
+  }
+  if (dropoutForm(node) == DropoutForm::kRefused) {
+    fail(node,
+         "training_mode is true with a nonzero ratio (default 0.5): random masks, which kiln does "
+         "not compute; it runs Dropout in inference mode, or in training mode with ratio 0 (the "
+         "identity). Export the model in eval mode");
   }
   const TensorType& x = inputType(node, 0);
   setOutput(node, 0, x);
@@ -176,6 +177,7 @@ void registerUnaryOps(const OpAdder& add) {
        .maxInputs = 3,
        .numOutputs = 2,
        .sinceVersion = 7,
+       .runtimeForm = [](const Node& n) { return dropoutForm(n) == DropoutForm::kRunTime; },
        .inferTypes = inferDropout});
 }
 

@@ -10,6 +10,7 @@ void runAdagrad(RuntimeOpContext& ctx);
 void runAdam(RuntimeOpContext& ctx);
 void runAveragePool(RuntimeOpContext& ctx);
 void runBatchNormalization(RuntimeOpContext& ctx);  // training mode
+void runDropout(RuntimeOpContext& ctx);             // training_mode or ratio known at run time
 void runBinary(RuntimeOpContext& ctx);              // ctx.op(): Add, Equal, ...
 void runCast(RuntimeOpContext& ctx);                // also CastLike
 // Cast where X or Y holds strings (strings.cc): numbers printed and parsed.

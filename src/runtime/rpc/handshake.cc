@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kiln/runtime/rpc/tracker_messages.h"
+
 namespace kiln::runtime::rpc {
 namespace {
 
@@ -16,18 +18,56 @@ bool sameSecret(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-ClientHello readHello(Wire& wire) {
-  char magic[8];
-  wire.readRaw(magic, sizeof magic, "a handshake");
-  if (std::memcmp(magic, kMagic, sizeof magic) != 0) {
-    throw RpcError(strCat("protocol error: ", wire.socket().peer(),
-                          " is not a kiln RPC client (bad handshake)"));
+HelloProgress parseHello(const std::string& bytes, const std::string& peer) {
+  HelloProgress progress;
+  size_t at = 0;
+  // Whether N more bytes from AT have arrived; if not, PROGRESS says how many are missing.
+  auto have = [&](uint64_t n) {
+    if (bytes.size() - at >= n) return true;
+    progress.need = static_cast<size_t>(n - (bytes.size() - at));
+    return false;
+  };
+  auto leAt = [&](size_t pos, int width) {
+    uint64_t v = 0;
+    for (int i = 0; i < width; ++i) {
+      v |= uint64_t{static_cast<unsigned char>(bytes[pos + i])} << (8 * i);
+    }
+    return v;
+  };
+  size_t magicBytes = std::min(bytes.size(), sizeof kMagic);
+  if (std::memcmp(bytes.data(), kMagic, magicBytes) != 0) {
+    throw RpcError(strCat("protocol error: ", peer, " is not a kiln RPC client (bad handshake)"));
   }
+  if (!have(sizeof kMagic + 4)) return progress;
   ClientHello hello;
-  hello.version = wire.readU32("a handshake");
-  hello.token = wire.readText("a handshake token", 4096);
-  hello.purpose = wire.readText("a handshake purpose", 4096);
-  return hello;
+  hello.version = static_cast<uint32_t>(leAt(sizeof kMagic, 4));
+  at = sizeof kMagic + 4;
+  for (std::string* text : {&hello.token, &hello.purpose}) {
+    if (!have(8)) return progress;
+    uint64_t size = leAt(at, 8);
+    if (size > kMaxHelloText) {
+      throw RpcError(strCat("protocol error: ", peer, " sent a handshake ",
+                            text == &hello.token ? "token" : "purpose", " of ", size,
+                            " bytes; at most ", kMaxHelloText, " are accepted"));
+    }
+    at += 8;
+    if (!have(size)) return progress;
+    text->assign(bytes, at, size);
+    at += size;
+  }
+  progress.hello = std::move(hello);
+  return progress;
+}
+
+ClientHello readHello(Wire& wire) {
+  std::string bytes;
+  for (;;) {
+    HelloProgress progress = parseHello(bytes, wire.socket().peer());
+    if (progress.hello) return *progress.hello;
+    size_t old = bytes.size();
+    bytes.resize(old + progress.need);
+    wire.readRaw(bytes.data() + old, progress.need, "a handshake");
+  }
 }
 
 void answerHello(Wire& wire, HelloAnswer answer, const std::string& message) {
@@ -47,12 +87,14 @@ std::string refusalOf(const ClientHello& hello, const std::string& token, const 
   if (!token.empty() && !sameSecret(hello.token, token)) {
     return strCat("the client's token does not match the ", serves, "'s --auth-token-file");
   }
-  if (wanted.find(strCat("|", hello.purpose, "|")) == std::string::npos) {
-    return strCat("this is a kiln RPC ", serves, "; it does not serve '", hello.purpose,
+  if (hello.purpose.find('|') != std::string::npos ||
+      wanted.find(strCat("|", hello.purpose, "|")) == std::string::npos) {
+    return strCat("this is a kiln RPC ", serves, "; it does not serve ",
+                  quotedForLog(hello.purpose),
                   hello.purpose == "session"
-                      ? "' (ask it for a session by key: kiln run --rpc-tracker HOST:PORT "
+                      ? " (ask it for a session by key: kiln run --rpc-tracker HOST:PORT "
                         "--rpc-key KEY)"
-                      : "' (that is what a tracker serves)");
+                      : " (that is what a tracker serves)");
   }
   return "";
 }
@@ -71,7 +113,7 @@ std::string sayHello(Wire& wire, const std::string& token, const std::string& pu
   }
   uint32_t version = wire.readU32("the handshake's answer");
   uint8_t answer = wire.readU8("the handshake's answer");
-  std::string message = wire.readText("the handshake's answer", 4096);
+  std::string message = wire.readText("the handshake's answer", kMaxHelloText);
   if (version != kProtocolVersion) {
     throw RpcError(strCat(peer, " speaks kiln RPC protocol ", version, "; this client speaks ",
                           kProtocolVersion));

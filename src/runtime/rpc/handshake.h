@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "kiln/runtime/rpc/protocol.h"
@@ -14,6 +15,19 @@ struct ClientHello {
   uint32_t version = 0;
   std::string token, purpose;
 };
+
+// The most a handshake's token or purpose may hold.
+inline constexpr uint64_t kMaxHelloText = 4096;
+
+// How far the first bytes of a connection go towards a client's handshake: the hello once they
+// hold all of it, else how many more bytes it needs at least (never more than the hello has left,
+// so a reader that takes exactly that many never swallows the request after it).
+struct HelloProgress {
+  std::optional<ClientHello> hello;
+  size_t need = 0;
+};
+// Throws RpcError (naming PEER) as soon as BYTES cannot begin a kiln RPC client's handshake.
+HelloProgress parseHello(const std::string& bytes, const std::string& peer);
 
 // Reads a client's handshake; throws RpcError when it is not a kiln RPC client.
 ClientHello readHello(Wire& wire);

@@ -64,28 +64,4 @@ std::vector<std::string> SessionFiles::list() const {
   return files;
 }
 
-namespace {
-
-std::pair<dev_t, ino_t> fileId(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return {0, 0};
-  return {st.st_dev, st.st_ino};
-}
-
-}  // namespace
-
-std::string SessionFiles::resolveForLoad(const std::string& path) const {
-  std::string full = resolve(path, false);
-  auto it = loaded_.find(full);
-  if (it != loaded_.end() && it->second != fileId(full)) {
-    throw Error(strCat("'", path,
-                       "' was replaced after this session loaded it, and the loader "
-                       "would keep running the old library; upload the new one under another "
-                       "name"));
-  }
-  return full;
-}
-
-void SessionFiles::markLoaded(const std::string& full) { loaded_.emplace(full, fileId(full)); }
-
 }  // namespace kiln::runtime::rpc

@@ -1,9 +1,6 @@
 // A session's folder: the only place a client may write, read or load from.
 #pragma once
 
-#include <sys/types.h>
-
-#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,16 +17,9 @@ class SessionFiles {
   std::string resolve(const std::string& path, bool createParents) const;
   // Every regular file under ROOT, relative, sorted.
   std::vector<std::string> list() const;
-  // resolve(PATH) for loading a library. The system loader finds a library it has loaded by its
-  // path before it looks at the file, so a different file uploaded later under a path already
-  // loaded would silently run the old code: that is refused, naming the path.
-  std::string resolveForLoad(const std::string& path) const;
-  // FULL (from resolveForLoad) was loaded.
-  void markLoaded(const std::string& full);
 
  private:
   std::string root_;
-  std::map<std::string, std::pair<dev_t, ino_t>> loaded_;  // path -> the file it was
 };
 
 }  // namespace kiln::runtime::rpc

@@ -1,7 +1,10 @@
 // One session, server side: the handshake, then each request answered in order. Objects the
 // client may refer to (modules, functions, tensors) live in the session's handle table.
+#include "session_handler.h"
+
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -34,7 +37,14 @@ class HandleTable : public HandleCodec {
       throw Error(strCat("no ", what, " with handle ", id, " in this session"));
     return it->second;
   }
-  void free(uint64_t id) { objects_.erase(id); }
+  // A handle never issued, or freed already, is an error: the client lost track of its objects.
+  void free(uint64_t id) {
+    if (objects_.erase(id) == 0) {
+      throw Error(
+          strCat("cannot free handle ", id, ": ",
+                 id == 0 || id >= next_ ? "this session never issued it" : "it was freed already"));
+    }
+  }
 
   void writeObject(Wire& wire, const Value& value) override {
     wire.u32(static_cast<uint32_t>(value.typeCode()));
@@ -84,10 +94,19 @@ int64_t peakMemoryBytes() {
   return -1;
 }
 
+// The most one value may hold by default: this machine's memory, at most kMaxTensorBytes.
+uint64_t memoryLimit() {
+  long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return kMaxTensorBytes;
+  return std::min(kMaxTensorBytes, static_cast<uint64_t>(pages) * static_cast<uint64_t>(page));
+}
+
 class SessionHandler {
  public:
   SessionHandler(Socket& socket, const std::string& dir, const ServerOptions& options)
-      : wire_(socket, options.ioTimeout), files_(dir), extensions_(options.extensions) {}
+      : wire_(socket, options.ioTimeout), files_(dir), extensions_(options.extensions) {
+    wire_.setLimits({options.maxTensorBytes != 0 ? options.maxTensorBytes : memoryLimit()});
+  }
 
   // False when the client closed the session.
   bool handle(Op op) {
@@ -114,9 +133,9 @@ class SessionHandler {
         return true;
       }
       case Op::kLoadModule: {
-        std::string path = files_.resolveForLoad(wire_.readText("a module path"));
+        // A library uploaded again under a path loaded before loads as the new file.
+        std::string path = files_.resolve(wire_.readText("a module path"), false);
         Module lib = loadModule(path, {.extensions = extensions_});
-        files_.markLoaded(path);
         replyOk(Value(lib));
         return true;
       }
@@ -230,7 +249,12 @@ class SessionHandler {
     Json spec = readValue(wire_, table_, "a tensor spec").asJson();
     Shape shape;
     for (const Json& d : spec.at("shape").asArray()) shape.push_back(d.asInt());
-    NDArray a = NDArray::empty(shape, DataType::parse(spec.at("dtype").asString()));
+    DataType dtype = DataType::parse(spec.at("dtype").asString());
+    if (std::string problem = tensorSpecProblem(shape, dtype, wire_.limits().tensorBytes);
+        !problem.empty()) {
+      throw Error(strCat("cannot allocate a ", dtype.str(), " tensor that ", problem));
+    }
+    NDArray a = NDArray::empty(shape, dtype);
     wire_.u8(kOk);
     table_.writeRemoteTensor(wire_, a);
     wire_.flush();
@@ -265,17 +289,10 @@ class SessionHandler {
   HandleTable table_;
 };
 
-// The handshake; false (after telling the client why) when it is refused.
-bool handshake(Wire& wire, const ServerOptions& options) {
-  std::string refusal = refusalOf(readHello(wire), options.token, "|session|", "server");
-  answerHello(wire, refusal.empty() ? kAccepted : kRefused,
-              refusal.empty() ? producerVersion() : refusal);
-  return refusal.empty();
-}
-
 }  // namespace
 
-void serveSession(Socket socket, const std::string& sessionDir, const ServerOptions& options) {
+void serveAcceptedSession(Socket socket, const std::string& sessionDir,
+                          const ServerOptions& options) {
   std::filesystem::create_directories(sessionDir);
   struct Cleanup {
     std::string dir;
@@ -285,7 +302,7 @@ void serveSession(Socket socket, const std::string& sessionDir, const ServerOpti
     }
   } cleanup{sessionDir};
   SessionHandler handler(socket, sessionDir, options);
-  if (!handshake(handler.wire(), options)) return;
+  answerHello(handler.wire(), kAccepted, producerVersion());
   for (;;) {
     if (!socket.waitReadable(options.idleTimeout)) return;  // idle: end the session
     auto op = static_cast<Op>(handler.wire().readU32("a request"));
@@ -298,6 +315,16 @@ void serveSession(Socket socket, const std::string& sessionDir, const ServerOpti
       handler.replyError(e.what());
     }
   }
+}
+
+void serveSession(Socket socket, const std::string& sessionDir, const ServerOptions& options) {
+  Wire wire(socket, options.handshakeTimeout);
+  std::string refusal = refusalOf(readHello(wire), options.token, kSessionPurposes, "server");
+  if (!refusal.empty()) {
+    answerHello(wire, kRefused, refusal);
+    return;
+  }
+  serveAcceptedSession(std::move(socket), sessionDir, options);
 }
 
 }  // namespace kiln::runtime::rpc

@@ -157,6 +157,18 @@ void Socket::writeAll(const void* data, size_t size, Millis timeout, const char*
   }
 }
 
+size_t Socket::readAvailable(void* data, size_t size, const char* what) {
+  for (;;) {
+    ssize_t n = ::recv(fd_, data, size, MSG_DONTWAIT);
+    if (n > 0 || size == 0) return n > 0 ? static_cast<size_t>(n) : 0;
+    if (n == 0) throw RpcError(strCat("connection closed by ", peer_, " while sending ", what));
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
+    if (errno != EINTR) {
+      throw RpcError(strCat("reading ", what, " from ", peer_, " failed: ", std::strerror(errno)));
+    }
+  }
+}
+
 bool Socket::waitReadable(Millis timeout) { return waitFor(fd_, POLLIN, Clock::now() + timeout); }
 
 void Socket::keepAlive() {

@@ -15,6 +15,7 @@
 #include "handshake.h"
 #include "json_message.h"
 #include "kiln/runtime/artifact.h"
+#include "kiln/runtime/rpc/tracker_messages.h"
 #include "tracker_pool.h"
 
 namespace kiln::runtime::rpc {
@@ -37,6 +38,21 @@ std::string reachableHost(const std::string& host, const std::string& peer) {
   std::string from = hostOf(peer);
   bool any = host.empty() || host == "0.0.0.0" || host == "::";
   return any || (isLoopback(host) && !isLoopback(from)) ? from : host;
+}
+
+// A peer's message (WHAT) decoded by PARSE; a malformed one is answered {"error": why} before the
+// connection ends.
+template <typename Parse>
+auto readMessage(Wire& wire, const char* what, Parse parse) {
+  Json message = readJson(wire, what);
+  try {
+    return parse(message);
+  } catch (const Error& e) {
+    Json refusal;
+    refusal["error"] = e.what();
+    sendJson(wire, refusal);
+    throw;
+  }
 }
 
 }  // namespace
@@ -62,8 +78,8 @@ class Tracker::Impl {
   void serveServer(Wire& wire, uint64_t conn, const std::atomic<bool>& stopping);
   void serveRequest(Wire& wire, uint64_t id, const std::atomic<bool>& stopping);
   // The request's answer, once granted or timed out; LOCK holds the mutex, released while waiting.
-  Json awaitGrant(std::unique_lock<std::mutex>& lock, Wire& wire, uint64_t id, const Json& request,
-                  const std::atomic<bool>& stopping);
+  Json awaitGrant(std::unique_lock<std::mutex>& lock, Wire& wire, uint64_t id,
+                  const SessionAsk& request, const std::atomic<bool>& stopping);
 };
 
 void Tracker::Impl::serveConnection(Socket socket, const std::atomic<bool>& stopping) {
@@ -109,12 +125,10 @@ void Tracker::Impl::serveConnection(Socket socket, const std::atomic<bool>& stop
 }
 
 void Tracker::Impl::serveServer(Wire& wire, uint64_t conn, const std::atomic<bool>& stopping) {
-  Json reg = readJson(wire, "a registration");
-  std::string key = reg.at("key").asString();
-  if (key.empty()) throw Error("a registration with an empty key");
-  TrackerPool::Address at{reachableHost(reg.at("host").asString(), wire.socket().peer()),
-                          static_cast<int>(reg.at("port").asInt())};
-  bool busy = reg.at("busy").asBool();
+  Registration reg = readMessage(wire, "a registration", parseRegistration);
+  const std::string& key = reg.key;
+  TrackerPool::Address at{reachableHost(reg.host, wire.socket().peer()), reg.port};
+  bool busy = reg.busy;
   wire.socket().keepAlive();  // a board that loses power is dropped within about a minute
   struct Unregister {
     Impl& impl;
@@ -161,7 +175,7 @@ void Tracker::Impl::serveServer(Wire& wire, uint64_t conn, const std::atomic<boo
     }
     {
       std::lock_guard<std::mutex> lock(mutex);
-      pool.setBusy(conn, event.at("busy").asBool());
+      pool.setBusy(conn, parseBusyEvent(event));
       pool.match(Clock::now());
     }
     changed.notify_all();
@@ -169,14 +183,11 @@ void Tracker::Impl::serveServer(Wire& wire, uint64_t conn, const std::atomic<boo
 }
 
 void Tracker::Impl::serveRequest(Wire& wire, uint64_t id, const std::atomic<bool>& stopping) {
-  Json request = readJson(wire, "a session request");
-  const std::string& key = request.at("key").asString();
-  if (key.empty()) throw Error("a session request with an empty key");
+  SessionAsk request = readMessage(wire, "a session request", parseSessionAsk);
   Json answer;
   {
     std::unique_lock<std::mutex> lock(mutex);
-    pool.addRequest(id, key, static_cast<int>(request.at("priority").asInt()),
-                    wire.socket().peer());
+    pool.addRequest(id, request.key, request.priority, wire.socket().peer());
     struct Dequeue {
       TrackerPool& pool;
       uint64_t id;
@@ -198,9 +209,9 @@ void Tracker::Impl::serveRequest(Wire& wire, uint64_t id, const std::atomic<bool
 }
 
 Json Tracker::Impl::awaitGrant(std::unique_lock<std::mutex>& lock, Wire& wire, uint64_t id,
-                               const Json& request, const std::atomic<bool>& stopping) {
+                               const SessionAsk& request, const std::atomic<bool>& stopping) {
   auto start = Clock::now();
-  auto deadline = start + Millis(request.at("timeout_ms").asInt());
+  auto deadline = start + request.timeout;
   Json answer;
   for (;;) {
     pool.match(Clock::now());
@@ -214,10 +225,9 @@ Json Tracker::Impl::awaitGrant(std::unique_lock<std::mutex>& lock, Wire& wire, u
       return answer;
     }
     if (Clock::now() >= deadline) {
-      double waited = std::chrono::duration<double>(Clock::now() - start).count() +
-                      static_cast<double>(request.at("waited_ms").asInt()) / 1000;
-      answer["error"] = strCat("no server with key '", request.at("key").asString(),
-                               "' became free within ", waited, " s: ", pool.whyWaiting(id));
+      double waited = std::chrono::duration<double>(Clock::now() - start + request.waited).count();
+      answer["error"] = strCat("no server with key '", request.key, "' became free within ", waited,
+                               " s: ", pool.whyWaiting(id));
       return answer;
     }
     lock.unlock();

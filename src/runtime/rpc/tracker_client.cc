@@ -5,6 +5,7 @@
 #include "handshake.h"
 #include "json_message.h"
 #include "kiln/runtime/rpc/tracker.h"
+#include "kiln/runtime/rpc/tracker_messages.h"
 
 namespace kiln::runtime::rpc {
 namespace {
@@ -32,7 +33,9 @@ HostPort parseHostPort(const std::string& text, const std::string& option) {
 }
 
 std::shared_ptr<Client> requestSession(const HostPort& tracker, const SessionRequest& request) {
-  if (request.key.empty()) throw Error("a session request needs a key");
+  if (std::string problem = trackerKeyProblem(request.key); !problem.empty()) {
+    throw Error(strCat("a session request: ", problem));
+  }
   auto start = Clock::now();
   auto deadline = start + request.timeout;
   const ClientOptions& o = request.client;
@@ -41,13 +44,9 @@ std::shared_ptr<Client> requestSession(const HostPort& tracker, const SessionReq
     Socket socket = Socket::connect(tracker.host, tracker.port, o.connectTimeout);
     Wire wire(socket, o.ioTimeout);
     sayHello(wire, o.token, "request");
-    Json ask;
-    ask["key"] = request.key;
-    ask["priority"] = request.priority;
-    ask["timeout_ms"] = static_cast<int64_t>(left.count());
-    ask["waited_ms"] =
-        static_cast<int64_t>(std::chrono::duration_cast<Millis>(Clock::now() - start).count());
-    sendJson(wire, ask);
+    SessionAsk ask{request.key, request.priority, left,
+                   std::chrono::duration_cast<Millis>(Clock::now() - start)};
+    sendJson(wire, toJson(ask));
     if (!socket.waitReadable(left + o.ioTimeout)) {
       throw RpcError(strCat("the tracker at ", socket.peer(), " did not answer a request for key '",
                             request.key, "' within ", secondsOf(left + o.ioTimeout), " s"));

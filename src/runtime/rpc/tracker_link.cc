@@ -5,6 +5,7 @@
 
 #include "handshake.h"
 #include "json_message.h"
+#include "kiln/runtime/rpc/tracker_messages.h"
 
 namespace kiln::runtime::rpc {
 namespace {
@@ -55,13 +56,17 @@ void TrackerLink::registerNow() {
   socket_.keepAlive();  // a tracker that vanished shows as a closed connection
   wire_ = std::make_unique<Wire>(socket_, kAnswerTimeout);
   sayHello(*wire_, options_.token, "register");
-  Json reg;
-  reg["key"] = options_.key;
-  reg["host"] = options_.host;
-  reg["port"] = port_;
-  reg["busy"] = busy_;
-  sendJson(*wire_, reg);
-  bool replaced = readJson(*wire_, "the tracker's answer").at("replaced").asBool();
+  sendJson(*wire_, toJson(Registration{options_.key, options_.host, port_, busy_}));
+  Json answer = readJson(*wire_, "the tracker's answer");
+  if (answer.contains("error")) {  // the registration itself is wrong: retrying cannot help
+    options_.log(strCat("the tracker at ", tracker_->host, ":", tracker_->port,
+                        " refused this server's registration: ", answer.at("error").asString()));
+    retired_ = true;
+    socket_.close();
+    wire_.reset();
+    return;
+  }
+  bool replaced = answer.at("replaced").asBool();
   failing_ = false;
   retry_ = kFirstRetry;
   options_.log(strCat("registered with the tracker at ", tracker_->host, ":", tracker_->port,

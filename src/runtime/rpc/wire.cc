@@ -27,6 +27,46 @@ uint64_t getLe(const unsigned char* p, int bytes) {
 
 }  // namespace
 
+std::string tensorSpecProblem(const Shape& shape, DataType t, uint64_t maxBytes) {
+  if (shape.size() > kMaxTensorRank) {
+    return strCat("has rank ", shape.size(), "; at most ", kMaxTensorRank, " is accepted");
+  }
+  uint64_t bytes = t.bytes();
+  for (int64_t d : shape) {
+    if (d < 0) return strCat("has the dimension ", d, " in its shape; expected sizes >= 0");
+    if (d != 0 && bytes > maxBytes / static_cast<uint64_t>(d)) {
+      return strCat("of shape ", shapeStr(shape), " is larger than ", maxBytes,
+                    " bytes, the most one tensor may hold here");
+    }
+    bytes *= static_cast<uint64_t>(d);
+  }
+  return "";
+}
+
+bool Wire::readFlag(const char* what) {
+  uint8_t b = readU8(what);
+  if (b > 1) {
+    throw RpcError(
+        strCat("protocol error: ", what, " holds the flag byte ", int(b), "; expected 0 or 1"));
+  }
+  return b == 1;
+}
+
+DataType readDataType(Wire& wire, const char* what) {
+  DataType t;
+  t.code = wire.readU8(what);
+  t.bits = wire.readU8(what);
+  uint32_t lanes = wire.readU32(what);
+  t.lanes = static_cast<uint16_t>(lanes);
+  if (lanes > 0xFFFF || !t.known()) {
+    throw RpcError(strCat("protocol error: ", what, " has dtype code ", int(t.code), ", bits ",
+                          int(t.bits), " and lanes ", lanes,
+                          "; expected a type kiln knows (docs/rpc.md: int, uint, float, bfloat, "
+                          "bool or string codes, 8 to 64 bits, 1 to 65535 lanes)"));
+  }
+  return t;
+}
+
 void Wire::put(const void* data, size_t size) {
   out_.append(static_cast<const char*>(data), size);
   if (out_.size() >= kBufferBytes) flush();
@@ -153,34 +193,29 @@ void readStrings(Wire& wire, NDArray& a, uint64_t nbytes, const char* what) {
 }  // namespace
 
 NDArray readTensor(Wire& wire, const char* what) {
-  DataType t;
-  t.code = wire.readU8(what);
-  t.bits = wire.readU8(what);
-  uint32_t lanes = wire.readU32(what);
+  DataType t = readDataType(wire, what);
   uint32_t rank = wire.readU32(what);
-  bool okBits = t.code == kDLKilnString ? t.bits == 0 && lanes == 1 : t.bits != 0;
-  if (lanes == 0 || lanes > 0xFFFF || !okBits || rank > kMaxTensorRank) {
-    throw RpcError(strCat("protocol error: ", what, " has dtype bits ", int(t.bits), ", lanes ",
-                          lanes, " and rank ", rank,
-                          "; expected bits > 0 (0 and 1 lane for strings), 1 to 65535 lanes and ",
-                          "rank <= ", kMaxTensorRank));
+  if (rank > kMaxTensorRank) {
+    throw RpcError(strCat("protocol error: ", what, " has rank ", rank, "; at most ",
+                          kMaxTensorRank, " is accepted"));
   }
-  t.lanes = static_cast<uint16_t>(lanes);
   Shape shape;
-  uint64_t expected = t.bytes();
   for (uint32_t i = 0; i < rank; ++i) {
     uint64_t d = wire.readU64(what);
-    if (d > (uint64_t{1} << 62) || (d != 0 && expected > kMaxTensorBytes / d)) {
-      throw RpcError(strCat("protocol error: ", what, " is larger than ", kMaxTensorBytes,
-                            " bytes, the most one tensor may hold"));
-    }
-    expected *= d;
-    shape.push_back(static_cast<int64_t>(d));
+    shape.push_back(d > uint64_t{INT64_MAX} ? -1 : static_cast<int64_t>(d));
   }
+  uint64_t maxBytes = wire.limits().tensorBytes;
+  if (std::string problem = tensorSpecProblem(shape, t, maxBytes); !problem.empty()) {
+    throw RpcError(strCat("protocol error: ", what, " ", problem));
+  }
+  uint64_t expected = t.bytes() * static_cast<uint64_t>(shapeNumel(shape));
   uint64_t nbytes = wire.readU64(what);
-  if (t.isString() && nbytes > kMaxTensorBytes) {
-    throw RpcError(strCat("protocol error: ", what, " claims ", nbytes,
-                          " bytes of strings; at most ", kMaxTensorBytes, " are accepted"));
+  if (t.isString() && (nbytes > maxBytes || nbytes / 8 < expected / t.bytes())) {
+    throw RpcError(strCat("protocol error: ", what, " claims ", nbytes, " bytes for ",
+                          expected / t.bytes(),
+                          " strings; expected 8 bytes or more each and at "
+                          "most ",
+                          maxBytes, " in all"));
   }
   if (nbytes != expected && !t.isString()) {
     throw RpcError(strCat("protocol error: ", what, " claims ", nbytes, " bytes; its shape ",
@@ -262,11 +297,11 @@ Value readValue(Wire& wire, HandleCodec& codec, const char* what) {
     case kKilnFloat:
       return Value(wire.readF64(what));
     case kKilnBool:
-      return Value(wire.readU8(what) != 0);
+      return Value(wire.readFlag(what));
     case kKilnString:
       return Value(wire.readText(what));
     case kKilnBytes:
-      return Value(Bytes{wire.readText(what, kMaxBlobBytes)});
+      return Value(Bytes{wire.readText(what, wire.limits().tensorBytes)});
     case kKilnTensor:
       return Value(readTensor(wire, what));
     case kKilnDevice: {
@@ -274,13 +309,8 @@ Value readValue(Wire& wire, HandleCodec& codec, const char* what) {
       auto id = static_cast<int32_t>(wire.readU32(what));
       return Value(Device{type, id});
     }
-    case kKilnDataType: {
-      DataType t;
-      t.code = wire.readU8(what);
-      t.bits = wire.readU8(what);
-      t.lanes = static_cast<uint16_t>(wire.readU32(what));
-      return Value(t);
-    }
+    case kKilnDataType:
+      return Value(readDataType(wire, what));
     case kKilnJson: {
       std::string text = wire.readText(what);
       try {
@@ -298,7 +328,7 @@ Value readValue(Wire& wire, HandleCodec& codec, const char* what) {
       return codec.readObject(static_cast<int32_t>(code), wire.readU64(what), "");
     case kKilnTensorList: {
       TensorList list;
-      list.none = wire.readU8(what) != 0;
+      list.none = wire.readFlag(what);
       uint64_t n = wire.readU64(what);
       if (n > kMaxListTensors || (list.none && n != 0)) {
         throw RpcError(strCat("protocol error: ", what, " is a tensor list of ", n, " tensors",

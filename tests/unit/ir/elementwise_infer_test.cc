@@ -1,5 +1,6 @@
 // Shape and dtype inference of elementwise, broadcasting and normalisation ops.
 #include "ir_test_util.h"
+#include "kiln/ir/dropout.h"
 
 namespace kiln::ir {
 namespace {
@@ -93,6 +94,22 @@ TEST(UnaryInferTest, DropoutInference) {
   EXPECT_NE(e.find("training_mode is true"), std::string::npos) << e;
   Value* no = t.constant(testing::makeArray<uint8_t>({}, DataType::boolean(), {0}));
   EXPECT_EQ(t.infer("Dropout", {x, t.in(f32({})), no}), f32({2, 3}));
+  // Training mode with a ratio of 0 is the identity; a nonzero ratio is refused, and values
+  // known only at run time leave the check to the runtime.
+  Value* zero = t.constant(testing::makeArray<float>({}, DataType::float32(), {0.0f}));
+  Value* half = t.constant(testing::makeArray<float>({}, DataType::float32(), {0.5f}));
+  Node* identity = t.add("Dropout", {x, zero, yes}, {}, 2);
+  inferTypes(*identity);
+  EXPECT_EQ(dropoutForm(*identity), DropoutForm::kIdentity);
+  e = t.error("Dropout", {x, half, yes});
+  EXPECT_NE(e.find("training_mode is true with a nonzero ratio"), std::string::npos) << e;
+  Node* later = t.add("Dropout", {x, t.in(f32({})), yes}, {}, 2);
+  inferTypes(*later);
+  EXPECT_EQ(dropoutForm(*later), DropoutForm::kRunTime);
+  EXPECT_TRUE(runsInRuntime(*later));
+  Node* unknownMode = t.add("Dropout", {x, half, t.in({DataType::boolean(), {}})}, {}, 2);
+  inferTypes(*unknownMode);
+  EXPECT_EQ(dropoutForm(*unknownMode), DropoutForm::kRunTime);
 }
 
 TEST(NormalizationInferTest, BatchNormalization) {

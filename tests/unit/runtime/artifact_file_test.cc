@@ -104,6 +104,32 @@ TEST_F(ArtifactFileTest, AFlippedCodeByteIsNamed) {
   EXPECT_TRUE(contains(msg, "'.text' (the kernels' code)")) << msg;
 }
 
+// The trailer's section table says which section changed; an edited table must itself be found,
+// or a corrupt section could be named as another (or a changed hash pass unnoticed).
+TEST_F(ArtifactFileTest, AnEditedSectionTableIsFoundBeforeItCanMisnameASection) {
+  std::vector<uint8_t> b = bytes();
+  uint32_t count = 0;
+  std::memcpy(&count, b.data() + b.size() - 32, 4);
+  ASSERT_GE(count, 2u);
+  // Entries of 32 bytes (u32 index, u32 0, u64 offset, u64 size, u64 hash), then the table's
+  // hash, then the 32-byte tail.
+  size_t table = b.size() - 32 - 8 - size_t{count} * 32;
+  // The first entry's section index now names the second entry's section, after a weight byte
+  // was flipped: the old trailer would have blamed the wrong section.
+  std::vector<uint8_t> edited = b;
+  ElfRegion weights = section(b, "kiln_artifact");
+  edited[weights.offset + 100] ^= 0x08;
+  std::memcpy(edited.data() + table, b.data() + table + 32, 4);
+  std::string msg = errorOf([&] { verifyArtifactFile(write("edited_table.so", edited), true); });
+  EXPECT_TRUE(contains(msg, "section table of its checksum trailer was changed")) << msg;
+  // An edited recorded hash alone (the file's bytes intact) is found as well.
+  std::vector<uint8_t> hashEdited = b;
+  hashEdited[table + 24] ^= 0x01;
+  msg = errorOf([&] { verifyArtifactFile(write("edited_hash.so", hashEdited), true); });
+  EXPECT_TRUE(contains(msg, "section table of its checksum trailer was changed")) << msg;
+  EXPECT_EQ(errorOf([&] { verifyArtifactFile(write("intact.so", b), true); }), "<no error>");
+}
+
 TEST_F(ArtifactFileTest, AMissingOrDamagedTrailerIsExplained) {
   std::vector<uint8_t> b = bytes();
   std::vector<uint8_t> unsealed(b.begin(), b.end() - 40);  // trailer partly gone

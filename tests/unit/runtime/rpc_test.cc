@@ -6,9 +6,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <thread>
 
 #include "kiln/runtime/c_api.h"
@@ -218,6 +220,183 @@ TEST_F(RpcTest, GarbageAndDroppedClientsDoNotStopTheServer) {
   EXPECT_EQ(c->echo(Value(int64_t{42})).asInt(), 42);
 }
 
+// Reads remote objects in a reply as their handles.
+class HandlesAsInts : public HandleCodec {
+ public:
+  void writeObject(Wire&, const Value&) override {}
+  Value readObject(int32_t, uint64_t id, const std::string&) override {
+    return Value(static_cast<int64_t>(id));
+  }
+};
+
+// The reply to a request: its status (0 ok, 1 failed), value and error text; status -1 when the
+// server ended the session instead (the connection closed or was reset).
+struct Reply {
+  int status = -1;
+  Value value;
+  std::string error;
+};
+Reply readReply(Socket& s) {
+  Wire w(s, Millis(5000));
+  Reply r;
+  HandlesAsInts codec;
+  try {
+    r.status = w.readU8("a reply");
+    if (r.status == 1) r.error = w.readText("an error");
+    if (r.status == 0) r.value = readValue(w, codec, "a reply");
+  } catch (const RpcError&) {
+    r.status = -1;
+  }
+  return r;
+}
+
+// Requests whose frames break the protocol after a valid handshake: each ends its own session
+// (and only it), without a crash or an allocation out of proportion.
+TEST_F(RpcTest, MalformedFramesAfterTheHandshakeEndOnlyTheirSession) {
+  auto frame = [](const std::function<void(Wire&)>& write) { return write; };
+  std::vector<std::pair<const char*, std::function<void(Wire&)>>> frames = {
+      {"an unknown op", frame([](Wire& w) { w.u32(99); })},
+      {"an unknown type code", frame([](Wire& w) {
+         w.u32(14);
+         w.u32(77);
+       })},
+      {"a bool byte of 7", frame([](Wire& w) {
+         w.u32(14);
+         w.u32(kKilnBool);
+         w.u8(7);
+       })},
+      {"a list flag of 2", frame([](Wire& w) {
+         w.u32(14);
+         w.u32(kKilnTensorList);
+         w.u8(2);
+       })},
+      {"an unknown dtype code", frame([](Wire& w) {
+         w.u32(14);
+         w.u32(kKilnTensor);
+         w.u8(77);
+         w.u8(32);
+         w.u32(1);
+         w.u32(0);
+         w.u64(4);
+       })},
+      {"a data type value of 3 bits", frame([](Wire& w) {
+         w.u32(14);
+         w.u32(kKilnDataType);
+         w.u8(kDLFloat);
+         w.u8(3);
+         w.u32(1);
+       })},
+      {"a tensor of rank 40", frame([](Wire& w) {
+         w.u32(14);
+         w.u32(kKilnTensor);
+         w.u8(kDLFloat);
+         w.u8(32);
+         w.u32(1);
+         w.u32(40);
+       })},
+      {"text claiming 2^40 bytes", frame([](Wire& w) {
+         w.u32(14);
+         w.u32(kKilnString);
+         w.u64(uint64_t{1} << 40);
+       })},
+      {"a list of 2^30 tensors", frame([](Wire& w) {
+         w.u32(14);
+         w.u32(kKilnTensorList);
+         w.u8(0);
+         w.u64(uint64_t{1} << 30);
+       })},
+      {"strings claiming fewer bytes than their count", frame([](Wire& w) {
+         w.u32(14);
+         w.u32(kKilnTensor);
+         w.u8(129);
+         w.u8(0);
+         w.u32(1);
+         w.u32(1);
+         w.u64(1000);
+         w.u64(16);
+       })},
+  };
+  for (auto& [what, write] : frames) {
+    Socket s = rawSession();
+    Wire w(s, Millis(5000));
+    write(w);
+    w.flush();
+    EXPECT_EQ(readReply(s).status, -1) << what << ": the session should have ended";
+  }
+  EXPECT_EQ(connect()->echo(Value(int64_t{7})).asInt(), 7);
+}
+
+// Requests that are well formed but name what does not exist or cannot be: each is answered with
+// an error saying why, and the session goes on.
+TEST_F(RpcTest, BadHandlesAndImpossibleTensorsAreAnsweredWithErrors) {
+  Socket s = rawSession();
+  Wire w(s, Millis(5000));
+  auto request = [&](const std::function<void()>& write) {
+    write();
+    w.flush();
+    return readReply(s);
+  };
+  auto freeHandle = [&](uint64_t h) {
+    return request([&] {
+      w.u32(9);
+      w.u64(h);
+    });
+  };
+  auto alloc = [&](const std::string& spec) {
+    return request([&] {
+      w.u32(10);
+      w.u32(kKilnJson);
+      w.text(spec);
+    });
+  };
+  Reply r = freeHandle(77);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(contains(r.error, "never issued")) << r.error;
+  r = freeHandle(0);
+  EXPECT_TRUE(contains(r.error, "cannot free handle 0: this session never issued it")) << r.error;
+  // A tensor allocated, freed, then freed again.
+  r = alloc(R"({"shape":[2,3],"dtype":"float32"})");
+  ASSERT_EQ(r.status, 0) << r.error;
+  auto handle = static_cast<uint64_t>(r.value.asInt());
+  EXPECT_EQ(freeHandle(handle).status, 0);
+  r = freeHandle(handle);
+  EXPECT_TRUE(contains(r.error, "freed already")) << r.error;
+  std::string rank40 = "[";
+  for (int i = 0; i < 40; ++i) rank40 += i ? ",1" : "1";
+  r = alloc(R"({"shape":)" + rank40 + R"(],"dtype":"float32"})");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(contains(r.error, "rank 40; at most 32")) << r.error;
+  r = alloc(R"({"shape":[-3],"dtype":"float32"})");
+  EXPECT_TRUE(contains(r.error, "dimension -3")) << r.error;
+  r = alloc(R"({"shape":[1099511627776,1099511627776],"dtype":"float32"})");
+  EXPECT_TRUE(contains(r.error, "the most one tensor may hold")) << r.error;
+  r = alloc(R"({"shape":[2],"dtype":"float7"})");
+  EXPECT_TRUE(contains(r.error, "unknown data type 'float7'")) << r.error;
+  // The session is still in step.
+  r = request([&] {
+    w.u32(14);
+    w.u32(kKilnInt);
+    w.u64(5);
+  });
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.value.asInt(), 5);
+}
+
+// A client that disappears in the middle of any request costs only its own session.
+TEST_F(RpcTest, AClientKilledInTheMiddleOfEachOpLeavesTheServerServing) {
+  for (uint32_t op = 1; op <= 14; ++op) {
+    for (int cut : {4, 6, 13}) {  // after the op code, inside its first field, further on
+      Socket s = rawSession();
+      std::string frame;
+      for (int i = 0; i < 4; ++i) frame += static_cast<char>((op >> (8 * i)) & 0xFF);
+      frame += std::string(64, '\x02');
+      s.writeAll(frame.data(), static_cast<size_t>(cut), Millis(5000), "a partial request");
+      s.close();
+    }
+  }
+  EXPECT_EQ(connect()->echo(Value(int64_t{8})).asInt(), 8);
+}
+
 TEST_F(RpcTest, AnotherProtocolVersionIsRefusedNamingBoth) {
   Socket s = Socket::connect("127.0.0.1", server_->port(), Millis(5000));
   Wire w(s, Millis(5000));
@@ -249,6 +428,33 @@ TEST(Rpc, ASilentServerTimesOutNamingWhatWasAwaited) {
   std::string e = errorOf([&] { Client::connect("127.0.0.1", silent.port(), options); });
   EXPECT_TRUE(contains(e, "timed out after 0.3 s waiting for the handshake's answer")) << e;
   EXPECT_TRUE(contains(e, strCat("127.0.0.1:", silent.port()))) << e;
+}
+
+// Connections that send nothing (more than the server keeps waiting) hold no session slot: a
+// client with the right token is served at once, and the silent ones are dropped after the
+// handshake deadline.
+TEST(Rpc, SilentConnectionsHoldNoSessionSlot) {
+  test::ScratchDir scratch("rpc_silent");
+  ServerOptions options;
+  options.workdir = scratch.file("work");
+  options.token = "secret";
+  options.handshakeTimeout = Millis(700);
+  ServerProcess server(options);
+  std::vector<Socket> silent;
+  for (size_t i = 0; i < kMaxPendingHandshakes + 8; ++i) {
+    silent.push_back(Socket::connect("127.0.0.1", server.port(), Millis(5000)));
+  }
+  ClientOptions right;
+  right.token = "secret";
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(Client::connect("127.0.0.1", server.port(), right)->echo(Value(int64_t{9})).asInt(), 9);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  // Every silent connection is closed by the server within its deadline (plus the loop's tick).
+  for (Socket& s : silent) {
+    char b;
+    std::string e = errorOf([&] { s.readExact(&b, 1, Millis(5000), "the server's close"); });
+    EXPECT_TRUE(contains(e, "connection closed") || contains(e, "reset")) << e;
+  }
 }
 
 TEST(Rpc, NonLoopbackServersNeedAToken) {

@@ -203,14 +203,68 @@ TEST_F(TrackerTest, AServerThatStopsLeavesThePoolAndOneThatComesBackRejoins) {
   EXPECT_EQ(request("board")->echo(Value(int64_t{2})).asInt(), 2);
 }
 
+// Registrations and requests with unusable fields are refused with the reason, never pooled,
+// handed out or echoed raw: ports out of range, keys with control characters or a megabyte long.
+TEST_F(TrackerTest, UnusableRegistrationsAndRequestsAreRefusedAndNeverPooled) {
+  auto send = [&](const char* purpose, const Json& message) {
+    Socket s = Socket::connect("127.0.0.1", tracker_->port(), Millis(5000));
+    Wire w(s, Millis(5000));
+    sayHello(w, "", purpose);
+    sendJson(w, message);
+    return readJson(w, "the tracker's answer");
+  };
+  auto registration = [](const std::string& key, const Json& host, const Json& port) {
+    Json r;
+    r["key"] = key;
+    r["host"] = host;
+    r["port"] = port;
+    r["busy"] = false;
+    return r;
+  };
+  for (const Json& port : {Json(-5), Json(70000), Json(0), Json("9000"), Json(1.5)}) {
+    Json answer = send("register", registration("board", "127.0.0.1", port));
+    ASSERT_TRUE(answer.contains("error")) << answer.dump();
+    EXPECT_TRUE(contains(answer.at("error").asString(), "'port'")) << answer.dump();
+  }
+  Json answer = send("register", registration("board", "bad host;rm -rf", 9000));
+  EXPECT_TRUE(contains(answer.at("error").asString(), "not a host name")) << answer.dump();
+  std::string escapes = "rpi\n\x1b[31mred";
+  answer = send("register", registration(escapes, "127.0.0.1", 9000));
+  std::string why = answer.at("error").asString();
+  EXPECT_TRUE(contains(why, "\\n\\u001b[31mred")) << why;  // escaped, not raw
+  EXPECT_EQ(why.find('\x1b'), std::string::npos) << why;
+  std::string huge(1 << 19, 'k');  // half a MiB: a tracker message may hold one
+  answer = send("register", registration(huge, "127.0.0.1", 9000));
+  why = answer.at("error").asString();
+  EXPECT_TRUE(contains(why, "(524288 bytes)")) << why.size();
+  EXPECT_LT(why.size(), 400u);
+  Json ask;
+  ask["key"] = huge;
+  ask["priority"] = 0;
+  ask["timeout_ms"] = 1000;
+  ask["waited_ms"] = 0;
+  EXPECT_TRUE(send("request", ask).contains("error"));
+  ask["key"] = "board";
+  ask["priority"] = int64_t{1} << 40;
+  answer = send("request", ask);
+  EXPECT_TRUE(contains(answer.at("error").asString(), "'priority'")) << answer.dump();
+  EXPECT_EQ(status().at("servers").size(), 0u) << status().dump();
+  EXPECT_EQ(status().at("queue").size(), 0u) << status().dump();
+  // A server told its key is unusable refuses to start at all.
+  ServerOptions bad;
+  bad.tracker = strCat("127.0.0.1:", tracker_->port());
+  bad.key = "two words";
+  EXPECT_TRUE(contains(errorOf([&] { Server s(bad); }), "--key: the key \"two words\""));
+}
+
 TEST_F(TrackerTest, TrackersAndServersRefuseWhatTheyDoNotServe) {
   ServerProcess& server = addServer("board");
   std::string e = errorOf([&] { Client::connect("127.0.0.1", tracker_->port()); });
-  EXPECT_TRUE(contains(e, "this is a kiln RPC tracker; it does not serve 'session'")) << e;
+  EXPECT_TRUE(contains(e, "this is a kiln RPC tracker; it does not serve \"session\"")) << e;
   e = errorOf([&] { trackerStatus({"127.0.0.1", server.port()}, ""); });
-  EXPECT_TRUE(contains(e, "this is a kiln RPC server; it does not serve 'status'")) << e;
+  EXPECT_TRUE(contains(e, "this is a kiln RPC server; it does not serve \"status\"")) << e;
   e = errorOf([&] { request(""); });
-  EXPECT_TRUE(contains(e, "needs a key")) << e;
+  EXPECT_TRUE(contains(e, "the key is empty")) << e;
 }
 
 TEST(Tracker, ATokenGuardsTheTrackerAndItsServers) {

@@ -21,7 +21,13 @@ struct ServerOptions {
   std::string tracker;             // "HOST:PORT" of a tracker to register with ("" = none)
   std::string key;                 // the key it registers under (required with a tracker)
   Millis ioTimeout{60000};         // one read or write of a message
-  Millis idleTimeout{3600000};     // a session with no request for this long is ended
+  // A connection's handshake must arrive within this; until it has, the connection holds no
+  // session slot, and at most kMaxPendingHandshakes wait at once.
+  Millis handshakeTimeout{10000};
+  // The most one tensor or Bytes value a client may send or allocate; 0: this machine's memory,
+  // at most kMaxTensorBytes.
+  uint64_t maxTensorBytes = 0;
+  Millis idleTimeout{3600000};  // a session with no request for this long is ended
   // Serve this many sessions, then return (0 = until stop()). For tests and one-shot launchers.
   int maxSessions = 0;
   // Stop when standard input reaches its end: a launcher that started the server over ssh holds
@@ -33,6 +39,9 @@ struct ServerOptions {
   std::function<void(int port)> onListening;    // called once, before serving
   std::function<void(const std::string&)> log;  // one line per event (default: stderr)
 };
+
+// Connections whose handshake is still arriving, at most; a newer one drops the oldest.
+inline constexpr size_t kMaxPendingHandshakes = 32;
 
 class Server {
  public:
@@ -57,8 +66,9 @@ class Server {
 // empty, or may be read by other users (it must be private: chmod 600).
 std::string readTokenFile(const std::string& path);
 
-// Serves one session on SOCKET in this process, with its files in SESSION_DIR (created, and
-// removed at the end). The server's children run this; exposed for tests.
+// Serves one session on SOCKET in this process, handshake included, with its files in
+// SESSION_DIR (created, and removed at the end). Exposed for tests and fuzzers; the server itself
+// reads handshakes in its accept loop and forks a session only for an accepted one.
 void serveSession(Socket socket, const std::string& sessionDir, const ServerOptions& options);
 
 }  // namespace kiln::runtime::rpc

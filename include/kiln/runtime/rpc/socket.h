@@ -48,6 +48,9 @@ class Socket {
   // Reads exactly SIZE bytes; WHAT names them in errors ("a reply to 'run'").
   void readExact(void* data, size_t size, Millis timeout, const char* what);
   void writeAll(const void* data, size_t size, Millis timeout, const char* what);
+  // Reads what has arrived, at most SIZE bytes, without waiting: 0 when nothing has. Throws
+  // RpcError when the peer closed the connection or it failed (WHAT names the bytes awaited).
+  size_t readAvailable(void* data, size_t size, const char* what);
   // True when the peer has sent something (or closed) within TIMEOUT.
   bool waitReadable(Millis timeout);
   // Lets the kernel probe the connection when idle (after 30 s, every 10 s, 3 times), so a peer

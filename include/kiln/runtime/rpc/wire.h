@@ -21,6 +21,12 @@ inline constexpr uint64_t kMaxTensorBytes = uint64_t{64} << 30;  // one tensor
 inline constexpr uint32_t kMaxTensorRank = 32;
 inline constexpr uint32_t kMaxArgs = 1024;
 
+// What one value read from a peer may make the reader allocate at most: a server lowers it to
+// the memory it has (ServerOptions::maxTensorBytes).
+struct WireLimits {
+  uint64_t tensorBytes = kMaxTensorBytes;  // one tensor, or one Bytes value
+};
+
 // A connection's byte stream: writes are buffered until flush(); large payloads bypass the
 // buffer. Every read and write waits at most timeout().
 class Wire {
@@ -29,6 +35,8 @@ class Wire {
 
   Millis timeout() const { return timeout_; }
   void setTimeout(Millis t) { timeout_ = t; }
+  const WireLimits& limits() const { return limits_; }
+  void setLimits(const WireLimits& limits) { limits_ = limits; }
   Socket& socket() { return socket_; }
 
   void u8(uint8_t v) { put(&v, 1); }
@@ -43,6 +51,8 @@ class Wire {
   uint32_t readU32(const char* what);
   uint64_t readU64(const char* what);
   double readF64(const char* what);
+  // A byte that must be 0 or 1 (bools, flags); anything else is a protocol error.
+  bool readFlag(const char* what);
   // Refused (before allocating) when longer than LIMIT.
   std::string readText(const char* what, uint64_t limit = kMaxTextBytes);
   void readRaw(void* data, size_t size, const char* what);
@@ -51,6 +61,7 @@ class Wire {
   void put(const void* data, size_t size);
   Socket& socket_;
   Millis timeout_;
+  WireLimits limits_;
   std::string out_;
 };
 
@@ -69,6 +80,12 @@ class HandleCodec {
 
 void writeValue(Wire& wire, const Value& value, HandleCodec& codec);
 Value readValue(Wire& wire, HandleCodec& codec, const char* what);
+// Why a tensor of SHAPE and T may not cross the wire or be made on a server ("has rank 40; at
+// most 32 is accepted", more than MAX_BYTES), or "" when it may; checked before anything is
+// allocated for it.
+std::string tensorSpecProblem(const Shape& shape, DataType t, uint64_t maxBytes = kMaxTensorBytes);
+// A data type (u8 code, u8 bits, u32 lanes); a type kiln does not know is a protocol error.
+DataType readDataType(Wire& wire, const char* what);
 // A tensor: dtype, rank, dims, byte count, bytes (streamed from its memory).
 void writeTensor(Wire& wire, const NDArray& a);
 NDArray readTensor(Wire& wire, const char* what);
