@@ -44,7 +44,8 @@ void warnUnused(const std::string& path, const std::vector<std::string>& unused,
 void readFromNpz(const std::string& path, const Json& info, const InputSink& sink) {
   NamedArrays all = readNpz(path);
   std::vector<std::string> unused;
-  for (const auto& [name, array] : all) {
+  for (const auto& entry : all) {
+    const std::string& name = entry.first;
     bool taken = std::any_of(info.asArray().begin(), info.asArray().end(),
                              [&](const Json& i) { return i.at("name").asString() == name; });
     if (!taken) unused.push_back(name);
