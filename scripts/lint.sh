@@ -8,8 +8,9 @@
 # landed main and, for each changed header, one file that includes it (scripts/lint_sources.py
 # says how the base is found; KILN_LINT_BASE=COMMIT sets it), which is what CI runs; with --all it
 # checks every translation unit, on request.
-# Assumes build/release was built (scripts/build.sh): clang-tidy reads its compile_commands.json
-# and the changed-file selection ninja's dependency log. Only reads the tree: safe to rerun.
+# clang-tidy reads the compile database of build/lint, the release configuration without unity
+# builds (so that the database lists each source, not the unity files that batch them), which
+# this script configures and never builds. Only writes build/lint: safe to rerun.
 # LINT_JOBS sets the number of parallel clang-tidy processes (default 2). The database holds g++'s
 # flags: the g++-only warning options in it (-Wno-restrict) are not findings for clang.
 set -euo pipefail
@@ -44,14 +45,13 @@ if [ "$what" != tidy ]; then
 fi
 
 if [ "$what" != format ]; then
-  database=build/release/compile_commands.json
-  if [ ! -f "$database" ]; then
-    echo "lint: $database is missing; configure first: cmake --preset release" >&2
-    exit 2
-  fi
+  # The release configuration's flags, one database entry per source (configuring takes seconds;
+  # nothing is built).
+  cmake --preset release -B build/lint -DCMAKE_UNITY_BUILD=OFF >/dev/null
+  database=build/lint/compile_commands.json
   # The project's translation units to check (a file can appear more than once in the database:
   # fuzz corpus replays).
-  sources=$(/usr/bin/python3 scripts/lint_sources.py "$root" build/release "$selection")
+  sources=$(/usr/bin/python3 scripts/lint_sources.py "$root" build/lint "$selection")
   count=$(printf '%s\n' "$sources" | grep -c . || true)
   # Headers are checked too, but only the project's own (not LLVM's, GoogleTest's or the system's).
   header_filter="^${root//./\\.}/(src|include|tools|tests|bench|python)/"
@@ -65,14 +65,14 @@ if [ "$what" != format ]; then
     # run-clang-tidy takes regexes of files; anchor each path so it names exactly one file.
     mapfile -t patterns < <(printf '%s\n' "$sources" | sed -e 's/[.+]/\\&/g' -e "s|^|^${root//./\\.}/|" -e 's/$/$/')
     # run-clang-tidy-14 has no -warnings-as-errors: a warning is found in its output below.
-    echo "+ run-clang-tidy-14 -p build/release -j $jobs -quiet -header-filter='$header_filter'" \
+    echo "+ run-clang-tidy-14 -p build/lint -j $jobs -quiet -header-filter='$header_filter'" \
       "<$count files of src tools tests bench python>" >&2
-    run-clang-tidy-14 -clang-tidy-binary clang-tidy-14 -p build/release -j "$jobs" -quiet \
+    run-clang-tidy-14 -clang-tidy-binary clang-tidy-14 -p build/lint -j "$jobs" -quiet \
       -extra-arg=-Wno-unknown-warning-option -header-filter="$header_filter" "${patterns[@]}" >"$output" 2>&1 || status=$?
   else
-    echo "+ xargs -P $jobs clang-tidy-14 -p build/release --quiet --header-filter='$header_filter'" \
+    echo "+ xargs -P $jobs clang-tidy-14 -p build/lint --quiet --header-filter='$header_filter'" \
       "--warnings-as-errors='*' <$count files of src tools tests bench>" >&2
-    printf '%s\n' "$sources" | xargs -P "$jobs" -n 4 clang-tidy-14 -p build/release --quiet \
+    printf '%s\n' "$sources" | xargs -P "$jobs" -n 4 clang-tidy-14 -p build/lint --quiet \
       --extra-arg=-Wno-unknown-warning-option --header-filter="$header_filter" --warnings-as-errors='*' >"$output" 2>&1 || status=$?
   fi
   # Any warning or error in the output fails, whatever the exit status says (run-clang-tidy-14

@@ -6,13 +6,15 @@
 
 `all`: every project file of BUILD_DIR/compile_commands.json (under src, tools, tests, bench,
 python). `changed`: those that differ from BASE (uncommitted changes included), and for each
-changed header one file that includes it (from ninja's dependency log), through which clang-tidy
-checks the header. BASE defaults to $KILN_LINT_BASE, else the newest commit made more than four
+changed header one file that includes it (read from the #include lines), through which clang-tidy
+checks the header. BUILD_DIR needs only to be configured: its database must list the sources
+themselves, so it is configured without unity builds (scripts/lint.sh does it). BASE defaults to $KILN_LINT_BASE, else the newest commit made more than four
 hours before HEAD: a session lasts at most three, so everything since the last landed main is
 covered. A change to .clang-tidy selects every file.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -49,29 +51,42 @@ def changed_files(root, base):
     return names
 
 
-def includers(root, build, changed, sources):
-    """For each changed header, the first project source (in name order) whose object includes
-    it (ninja -t deps): clang-tidy reports a header's findings through any file that includes it."""
-    out = subprocess.run(["ninja", "-C", build, "-t", "deps"], check=True, capture_output=True,
-                         text=True).stdout
-    first, deps = {}, []
+INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.MULTILINE)
 
-    def flush():
-        if deps and deps[0] in sources:
-            for d in deps[1:]:
-                if d in changed and (d not in first or deps[0] < first[d]):
-                    first[d] = deps[0]
 
-    for line in out.splitlines():
-        if line and not line[0].isspace():
-            flush()
-            deps = []
-        elif line.strip():
-            path = os.path.normpath(line.strip())
-            if path.startswith(root + os.sep):
-                deps.append(os.path.relpath(path, root))
-    flush()
-    return set(first.values())
+def direct_includes(root, path):
+    try:
+        return INCLUDE.findall(open(os.path.join(root, path), errors="replace").read())
+    except OSError:
+        return []
+
+
+def names(header, spelled):
+    """Whether an #include "SPELLED" can name HEADER (a path relative to the root): the spelling
+    is a whole-component suffix of the path (kiln/runtime/x.h for include/kiln/runtime/x.h)."""
+    return header == spelled or header.endswith("/" + spelled)
+
+
+def includers(root, changed, sources):
+    """For each changed header, the first project source (in name order) that includes it,
+    directly or through other project headers: clang-tidy reports a header's findings through
+    any file that includes it. Read from the sources' #include lines, so no build is needed."""
+    headers = sorted(f for f in git(root, "ls-files").split() if f.endswith(".h")
+                     and f.split("/")[0] in PROJECT_DIRS + ("include",))
+    included = {f: direct_includes(root, f) for f in sorted(sources) + headers}
+    chosen = set()
+    for header in sorted(h for h in changed if h.endswith(".h")):
+        frontier, seen = {header}, {header}
+        while frontier:
+            users = sorted(f for f, spelled in included.items() if f not in seen and any(
+                names(h, s) for h in frontier for s in spelled))
+            found = [f for f in users if f in sources]
+            if found:
+                chosen.add(found[0])
+                break
+            frontier = set(users)
+            seen |= frontier
+    return chosen
 
 
 def main():
@@ -83,7 +98,7 @@ def main():
         if ".clang-tidy" in changed:
             selected = sources
         else:
-            selected = (changed & sources) | includers(root, build, changed, sources)
+            selected = (changed & sources) | includers(root, changed, sources)
         print(f"lint: {len(selected)} of {len(sources)} files changed since {base[:12]}",
               file=sys.stderr)
     elif mode == "all":

@@ -8,8 +8,6 @@
 
 namespace kiln::runtime {
 
-std::string describe(const Shape& shape, DataType dtype) { return dtype.str() + shapeStr(shape); }
-
 Json tensorInfo(const std::string& name, const Shape& shape, DataType dtype) {
   Json dims = Json::Array{};
   for (int64_t d : shape) dims.push(Json(d));

@@ -15,8 +15,6 @@ namespace kiln::runtime {
 // Kernels declare every buffer argument 64-byte aligned (codegen's function_lowering).
 inline constexpr uintptr_t kKernelAlignment = 64;
 
-// "float32[1,3,224,224]"
-std::string describe(const Shape& shape, DataType dtype);
 // {"name", "shape", "dtype"}: one entry of get_input_info / get_output_info.
 Json tensorInfo(const std::string& name, const Shape& shape, DataType dtype);
 

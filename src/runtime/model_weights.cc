@@ -10,8 +10,6 @@
 namespace kiln::runtime {
 namespace {
 
-std::string describe(const Shape& shape, DataType dtype) { return dtype.str() + shapeStr(shape); }
-
 std::string specNames(const std::vector<ParamSpec>& specs) {
   std::string s;
   for (size_t i = 0; i < specs.size() && i < 32; ++i) s += (i ? ", " : "") + specs[i].name;

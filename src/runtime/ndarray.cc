@@ -27,8 +27,6 @@ size_t byteSize(const Shape& shape, DataType dtype) {
   return static_cast<size_t>(numel * bytes);
 }
 
-std::string describe(const Shape& shape, DataType dtype) { return dtype.str() + shapeStr(shape); }
-
 // Strings are objects, not bytes: what refuses to treat them as bytes says so.
 void refuseStrings(const char* what, DataType dtype, const Shape& shape) {
   if (dtype.isString()) {
@@ -63,6 +61,8 @@ std::string shapeStr(const Shape& shape) {
   }
   return s + "]";
 }
+
+std::string describe(const Shape& shape, DataType dtype) { return dtype.str() + shapeStr(shape); }
 
 bool isStaticShape(const Shape& shape) {
   for (int64_t d : shape) {

@@ -19,8 +19,6 @@ std::string writeConfig(const std::string& dir, const std::string& json) {
   return path;
 }
 
-std::string reluModel() { return nodeTestDir("test_relu") + "/model.onnx"; }
-
 TEST(CliConfig, FileSetsDefaultsAndTheCommandLineWins) {
   std::string dir = scratchDir();
   std::string cfg = writeConfig(dir, R"({"compile": {"dump-ir": ")" + dir + R"(/from_file"}})");

@@ -19,13 +19,6 @@ void writeBytes(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
 }
 
-std::string compileRelu(const std::string& dir) {
-  std::string so = dir + "/relu.so";
-  CommandResult r = runKiln("compile " + nodeTestDir("test_relu") + "/model.onnx -o " + so);
-  EXPECT_EQ(r.exitCode, 0) << r.output;
-  return so;
-}
-
 TEST(CliErrors, MissingModelFile) {
   std::string dir = scratchDir();
   CommandResult r = runKiln("compile " + dir + "/nope.onnx -o " + dir + "/x.so");

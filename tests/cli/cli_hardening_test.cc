@@ -30,15 +30,6 @@ bool has(const CommandResult& r, const std::string& part) {
   return r.output.find(part) != std::string::npos;
 }
 
-std::string reluModel() { return nodeTestDir("test_relu") + "/model.onnx"; }
-
-std::string compileRelu(const std::string& dir) {
-  std::string so = dir + "/relu.so";
-  CommandResult r = runKiln("compile " + reluModel() + " -o " + so);
-  EXPECT_EQ(r.exitCode, 0) << r.output;
-  return so;
-}
-
 void writeBytes(const std::string& path, const std::vector<uint8_t>& bytes) {
   writeFileAtomic(path, bytes.data(), bytes.size());
 }

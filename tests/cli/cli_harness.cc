@@ -48,4 +48,13 @@ std::string nodeTestDir(const std::string& name) {
   return "/usr/share/libonnx-testdata/data/node/" + name;
 }
 
+std::string reluModel() { return nodeTestDir("test_relu") + "/model.onnx"; }
+
+std::string compileRelu(const std::string& dir) {
+  std::string so = dir + "/relu.so";
+  CommandResult r = runKiln("compile " + reluModel() + " -o " + so);
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  return so;
+}
+
 }  // namespace kiln::test

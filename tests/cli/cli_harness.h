@@ -22,5 +22,9 @@ std::string scratchDir();
 void runPythonScript(const std::string& dir, const std::string& name, const std::string& script);
 // The ONNX backend test data of one node test (e.g. "test_relu").
 std::string nodeTestDir(const std::string& name);
+// The ONNX node test of one Relu, the smallest model there is.
+std::string reluModel();
+// Compiles reluModel() to DIR/relu.so (a failure fails the test) and returns that path.
+std::string compileRelu(const std::string& dir);
 
 }  // namespace kiln::test

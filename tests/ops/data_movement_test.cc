@@ -15,10 +15,6 @@ Shape randomShape(std::mt19937& rng, size_t minRank, size_t maxRank, int64_t max
   return s;
 }
 
-HostTensor int64s(const Dims& v) {
-  return ints({static_cast<int64_t>(v.size())}, std::vector<double>(v.begin(), v.end()));
-}
-
 TEST(DataMovement, PadEveryMode) {
   checkAtAllLevels([](OpGraph& g) {
     std::mt19937 rng(5);

@@ -7,11 +7,6 @@
 namespace kiln::optest {
 namespace {
 
-HostTensor int64s(std::vector<double> v) {
-  auto n = static_cast<int64_t>(v.size());
-  return ints({n}, std::move(v));
-}
-
 TEST(Injective, ReshapeFamily) {
   checkAtAllLevels([](OpGraph& g) {
     HostTensor x = randomTensor({2, 3, 4}, 1);
@@ -47,10 +42,9 @@ TEST(Injective, Slice) {
     for (const Case& c : {Case{{1}, {4}, {0}, {1}}, Case{{0, 2}, {7, -1}, {1, 2}, {2, 1}},
                           Case{{-1}, {-100}, {2}, {-1}}, Case{{5, 6}, {0, 1}, {0, 1}, {-2, -3}},
                           Case{{2}, {1000}, {-1}, {3}}}) {
-      auto toH = [](const Dims& d) { return int64s(std::vector<double>(d.begin(), d.end())); };
       ir::Value* y =
-          g.node("Slice", {g.input(x), g.constant(toH(c.starts)), g.constant(toH(c.ends)),
-                           g.constant(toH(c.axes)), g.constant(toH(c.steps))});
+          g.node("Slice", {g.input(x), g.constant(int64s(c.starts)), g.constant(int64s(c.ends)),
+                           g.constant(int64s(c.axes)), g.constant(int64s(c.steps))});
       g.expect(y, refSlice(x, c.starts, c.ends, c.axes, c.steps), "Slice");
     }
   });

@@ -27,6 +27,11 @@ HostTensor ints(const Shape& shape, std::vector<double> values, DataType dtype) 
   return HostTensor{shape, dtype, std::move(values)};
 }
 
+HostTensor int64s(const Dims& values) {
+  return ints({static_cast<int64_t>(values.size())},
+              std::vector<double>(values.begin(), values.end()));
+}
+
 HostTensor randomTensor(const Shape& shape, uint32_t seed, double lo, double hi, DataType dtype) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> dist(lo, hi);

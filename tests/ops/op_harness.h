@@ -27,6 +27,8 @@ HostTensor randomTensor(const Shape& shape, uint32_t seed, double lo = -1.0, dou
 // Attributes from a list: attrs({{"axis", int64_t{1}}, {"pads", Dims{1, 1, 1, 1}}}).
 ir::Attrs attrs(std::initializer_list<std::pair<std::string, ir::AttrValue>> list);
 HostTensor ints(const Shape& shape, std::vector<double> values, DataType dtype = DataType::int64());
+// A 1-D int64 tensor of VALUES (shapes, axes, pads, repeats as an op's input).
+HostTensor int64s(const Dims& values);
 
 // One graph holding many independent test cases, each with its own inputs and expected outputs.
 class OpGraph {

@@ -19,10 +19,6 @@ Shape randomShape(std::mt19937& rng, size_t minRank, size_t maxRank, int64_t max
   return s;
 }
 
-HostTensor int64s(const Dims& v) {
-  return ints({static_cast<int64_t>(v.size())}, std::vector<double>(v.begin(), v.end()));
-}
-
 HostTensor scalar(double v, DataType dtype = DataType::int64()) { return ints({}, {v}, dtype); }
 
 // The reference outputs of OP on INPUTS (constants), whatever the compiled graph's types say.

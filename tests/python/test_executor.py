@@ -2,6 +2,7 @@
 sequence outputs, errors as exceptions, benchmark() against `kiln run --json`, and profiles."""
 import json
 import subprocess
+import sys
 
 import numpy as np
 import pandas
@@ -186,3 +187,49 @@ def test_threads_setting():
     kiln.set_num_threads(before)
     with pytest.raises(kiln.KilnError, match="1"):
         kiln.set_num_threads(0)
+
+
+# A child process measures its own peak resident memory (VmHWM, reset through clear_refs once
+# the caller's arrays exist) around one inference on a 2 GiB input, so nothing else in this
+# process counts. It prints the growth over the caller's own data as a multiple of the input.
+_PEAK_CHILD = """
+import sys
+import numpy as np
+import kiln
+from onnx import TensorProto, helper
+
+n = 1 << 29  # 2 GiB of float32
+f = TensorProto.FLOAT
+model = helper.make_model(helper.make_graph(
+    [helper.make_node("Relu", ["x"], ["y"])], "g",
+    [helper.make_tensor_value_info("x", f, [n])], [helper.make_tensor_value_info("y", f, [n])]))
+ex = kiln.compile(model)["default"](kiln.cpu())
+
+def status(key):
+    with open("/proc/self/status") as s:
+        return next(int(l.split()[1]) * 1024 for l in s if l.startswith(key))
+
+x = np.full(n, -1.0, np.float32)
+x[::4096] = 3.0
+out = np.full(n, 7.0, np.float32) if sys.argv[1] == "out" else None
+with open("/proc/self/clear_refs", "w") as c:
+    c.write("5")  # the peak starts again from what is resident now
+before = status("VmRSS:")
+ex.run(x=x)
+y = ex.get_output(0) if out is None else ex.get_output(0, out)
+growth = status("VmHWM:") - before
+y = np.asarray(y)
+assert y.shape == (n,) and y[0] == 3.0 and y[1] == 0.0 and y.sum() == 3.0 * (n // 4096)
+print(growth / x.nbytes)
+"""
+
+
+@pytest.mark.parametrize("form,bound", [("copy", 3.1), ("out", 2.1)])
+def test_a_2_gib_input_costs_bounded_memory(form, bound):
+    # The executor's input and output buffers, plus the copy get_output returns (3 times the
+    # input), or no copy when get_output writes into the caller's array (2 times).
+    child = subprocess.run([sys.executable, "-c", _PEAK_CHILD, form], capture_output=True,
+                           text=True, check=False)
+    assert child.returncode == 0, child.stderr
+    growth = float(child.stdout.strip().splitlines()[-1])
+    assert growth <= bound, f"{form}: the peak grew by {growth:.2f} times the input"

@@ -13,6 +13,7 @@ namespace kiln::runtime {
 using Shape = std::vector<int64_t>;
 
 std::string shapeStr(const Shape& shape);  // "[1,3,224,224]", "[?,4]" for a dim known at run time
+std::string describe(const Shape& shape, DataType dtype);  // "float32[1,3,224,224]"
 // A dim of a compile-time shape that is known only at run time.
 inline constexpr int64_t kDynamicDim = -1;
 bool isStaticShape(const Shape& shape);  // no kDynamicDim

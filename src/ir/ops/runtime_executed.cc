@@ -10,19 +10,17 @@
 namespace kiln::ir::ops {
 namespace {
 
-constexpr int64_t kUnknown = runtime::kDynamicDim;
-
 void inferNonZero(Node& node) {
   const TensorType& x = inputType(node, 0);
-  setOutput(node, 0, {DataType::int64(), {x.rank(), kUnknown}});
+  setOutput(node, 0, {DataType::int64(), {x.rank(), runtime::kDynamicDim}});
 }
 
 // Compress and Unique: the selected slices along `axis`, or elements of the flattened input.
 TensorType selectedAlongAxis(const Node& node, const TensorType& x) {
-  if (!node.attrs.has("axis")) return {x.dtype, {kUnknown}};
+  if (!node.attrs.has("axis")) return {x.dtype, {runtime::kDynamicDim}};
   int64_t axis = normalizeAxis(node, node.attrs.getInt("axis"), x.rank());
   TensorType out = x;
-  out.shape[static_cast<size_t>(axis)] = kUnknown;
+  out.shape[static_cast<size_t>(axis)] = runtime::kDynamicDim;
   return out;
 }
 
@@ -39,7 +37,7 @@ void inferUnique(Node& node) {
   const TensorType& x = inputType(node, 0);
   setOutput(node, 0, selectedAlongAxis(node, x));
   for (size_t i = 1; i < node.outputs.size(); ++i) {
-    setOutput(node, i, {DataType::int64(), {kUnknown}});
+    setOutput(node, i, {DataType::int64(), {runtime::kDynamicDim}});
   }
 }
 
@@ -55,7 +53,7 @@ void inferTopK(Node& node) {
     if (ks.size() != 1) fail(node, "K has ", ks.size(), " elements; expected one");
     k = ks[0];
   }
-  if (k < 0 || (x.shape[axis] != kUnknown && k > x.shape[axis])) {
+  if (k < 0 || (x.shape[axis] != runtime::kDynamicDim && k > x.shape[axis])) {
     fail(node, "K is ", k, "; expected 0 to ", x.shape[axis], " (dim ", axis, " of ", x.str(), ")");
   }
   TensorType out = x;
@@ -131,7 +129,7 @@ void inferNonMaxSuppression(Node& node) {
     fail(node, "boxes ", boxes.str(), " and scores ", scores.str(),
          "; expected [batches, boxes, 4] and [batches, classes, boxes]");
   }
-  setOutput(node, 0, {DataType::int64(), {kUnknown, 3}});
+  setOutput(node, 0, {DataType::int64(), {runtime::kDynamicDim, 3}});
 }
 
 }  // namespace

@@ -12,8 +12,6 @@
 namespace kiln::ir::ops {
 namespace {
 
-constexpr int64_t kUnknown = runtime::kDynamicDim;
-
 const TensorType& sequenceInput(const Node& node, size_t i, const char* what) {
   const TensorType& t = inputType(node, i, what);
   if (t.kind != ValueKind::kSequence) fail(node, what, " is ", t.str(), "; expected a sequence");
@@ -92,24 +90,24 @@ void inferSequenceLength(Node& node) {
 // known only at run time.
 int64_t pieceSize(const Node& node, int64_t dim) {
   std::optional<std::vector<int64_t>> split = constantInts(node.inputs[1]);
-  if (!split || split->empty()) return kUnknown;
+  if (!split || split->empty()) return runtime::kDynamicDim;
   const TensorType& s = node.inputs[1]->type;
   if (s.rank() == 0) {
     int64_t n = split->front();
     if (n <= 0) fail(node, "split is ", n, "; expected > 0");
-    return dim != kUnknown && dim % n == 0 ? n : kUnknown;
+    return dim != runtime::kDynamicDim && dim % n == 0 ? n : runtime::kDynamicDim;
   }
   int64_t total = 0;
   for (int64_t n : *split) {
     if (n < 0) fail(node, "split ", listStr(*split), " has a negative entry");
     total += n;
   }
-  if (dim != kUnknown && total != dim) {
+  if (dim != runtime::kDynamicDim && total != dim) {
     fail(node, "split ", listStr(*split), " sums to ", total, "; the axis has ", dim);
   }
   bool even =
       std::all_of(split->begin(), split->end(), [&](int64_t n) { return n == split->front(); });
-  return even ? split->front() : kUnknown;
+  return even ? split->front() : runtime::kDynamicDim;
 }
 
 void inferSplitToSequence(Node& node) {
@@ -142,9 +140,9 @@ void inferConcatFromSequence(Node& node) {
   if (rank == 0) fail(node, "cannot concatenate scalars without new_axis=1");
   auto axis = static_cast<size_t>(normalizeAxis(node, node.attrs.getInt("axis"), rank));
   if (newAxis) {
-    out.shape.insert(out.shape.begin() + static_cast<std::ptrdiff_t>(axis), kUnknown);
+    out.shape.insert(out.shape.begin() + static_cast<std::ptrdiff_t>(axis), runtime::kDynamicDim);
   } else {
-    out.shape[axis] = kUnknown;
+    out.shape[axis] = runtime::kDynamicDim;
   }
   setOutput(node, 0, out);
 }

@@ -12,13 +12,13 @@ namespace {
 using namespace tir;
 using testing::CompiledLibrary;
 
-constexpr int64_t kRows = 17;
+constexpr int64_t kDotRows = 17;
 
 // out[r] = sum_c x[r][c] * w[c], accumulated in a one-element local buffer.
 PrimFunc rowDot(const std::string& name, ForKind inner, int64_t kCols) {
-  Buffer x = makeBuffer("x", DataType::float32(), {kRows, kCols});
+  Buffer x = makeBuffer("x", DataType::float32(), {kDotRows, kCols});
   Buffer w = makeBuffer("w", DataType::float32(), {kCols});
-  Buffer out = makeBuffer("out", DataType::float32(), {kRows});
+  Buffer out = makeBuffer("out", DataType::float32(), {kDotRows});
   Buffer acc = makeBuffer("acc", DataType::float32(), {1});
   Expr r = var("r"), c = var("c");
   Stmt rowBody = allocate(
@@ -27,17 +27,17 @@ PrimFunc rowDot(const std::string& name, ForKind inner, int64_t kCols) {
                         store(acc, intImm(0),
                               load(acc, intImm(0)) + load(x, r * intImm(kCols) + c) * load(w, c))),
                 store(out, r, load(acc, intImm(0)))}));
-  return {name, {x, w, out}, forLoop(r, intImm(0), intImm(kRows), ForKind::kSerial, rowBody)};
+  return {name, {x, w, out}, forLoop(r, intImm(0), intImm(kDotRows), ForKind::kSerial, rowBody)};
 }
 
 void checkRowDot(const std::string& name, ForKind inner, int64_t kCols) {
   CompiledLibrary lib({rowDot(name, inner, kCols)});
-  std::vector<float> x = testing::randomFloats(kRows * kCols, -1, 1, 11);
+  std::vector<float> x = testing::randomFloats(kDotRows * kCols, -1, 1, 11);
   std::vector<float> w = testing::randomFloats(kCols, -1, 1, 12);
   {
-    std::vector<float> out(kRows, -1);
+    std::vector<float> out(kDotRows, -1);
     ASSERT_EQ(lib.call(name, {x.data(), w.data(), out.data()}), 0);
-    for (int64_t r = 0; r < kRows; ++r) {
+    for (int64_t r = 0; r < kDotRows; ++r) {
       float ref = 0;
       double magnitude = 0;
       for (int64_t c = 0; c < kCols; ++c) {

@@ -1,6 +1,10 @@
 // Runs a graph's fused groups through lowerGroup and the loop IR interpreter.
 #include "graph_runner.h"
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "kiln/ir/fused_group.h"
@@ -33,6 +37,15 @@ Storage toStorage(const runtime::NDArray& a) {
     }
   }
   return s;
+}
+
+void expectNear(const Storage& got, const Storage& want) {
+  ASSERT_EQ(got.size(), want.size());
+  double scale = 1e-6;
+  for (double w : want) scale = std::max(scale, std::fabs(w));
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_NEAR(got[i], want[i], 1e-5 * scale) << "at element " << i;
+  }
 }
 
 std::vector<Storage> runGraph(const ir::Graph& graph, const std::map<std::string, Storage>& inputs,

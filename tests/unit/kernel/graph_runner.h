@@ -16,6 +16,9 @@ using tir::testing::interpret;
 using tir::testing::Storage;
 
 Storage toStorage(const runtime::NDArray& a);
+// Fails the running test unless GOT has WANT's size and every element is within 1e-5 of WANT's
+// largest magnitude (at least 1e-6) of its counterpart.
+void expectNear(const Storage& got, const Storage& want);
 
 // The graph outputs for INPUTS (by input name), grouping nodes by their `group` annotations.
 // KNOBS ("oc_tile" -> 2) apply to every kernel, on top of CONFIG. Throws std::runtime_error when

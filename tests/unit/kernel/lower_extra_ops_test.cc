@@ -14,6 +14,7 @@ namespace kiln::kernel {
 using namespace tir;  // NOLINT(google-build-using-namespace)
 namespace {
 
+using testing::expectNear;
 using testing::Storage;
 
 Storage randomValues(size_t n, uint32_t seed) {
@@ -28,13 +29,6 @@ runtime::NDArray floatArray(const runtime::Shape& shape, const Storage& values) 
   runtime::NDArray a = runtime::NDArray::empty(shape, DataType::float32());
   for (size_t i = 0; i < values.size(); ++i) a.data<float>()[i] = static_cast<float>(values[i]);
   return a;
-}
-
-void expectNear(const Storage& got, const Storage& want) {
-  ASSERT_EQ(got.size(), want.size());
-  double scale = 1e-6;
-  for (double w : want) scale = std::max(scale, std::fabs(w));
-  for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-5 * scale) << i;
 }
 
 // A 2-D ConvTranspose problem (a 1-D one has h = 1 and is built with rank-3 tensors).

@@ -20,6 +20,7 @@ namespace kiln::kernel {
 using namespace tir;  // NOLINT(google-build-using-namespace)
 namespace {
 
+using testing::expectNear;
 using testing::Storage;
 
 Storage randomStorage(size_t n, uint32_t seed) {
@@ -28,15 +29,6 @@ Storage randomStorage(size_t n, uint32_t seed) {
   Storage s(n);
   for (double& v : s) v = dist(rng);
   return s;
-}
-
-void expectNear(const Storage& got, const Storage& want) {
-  ASSERT_EQ(got.size(), want.size());
-  double scale = 1e-6;
-  for (double w : want) scale = std::max(scale, std::fabs(w));
-  for (size_t i = 0; i < got.size(); ++i) {
-    ASSERT_NEAR(got[i], want[i], 1e-5 * scale) << "at element " << i;
-  }
 }
 
 LoweredKernel lowerOnly(const ir::Graph& g) {

@@ -12,7 +12,7 @@ namespace kiln::runtime {
 namespace {
 
 // The weights the sample's first model views; they outlive every artifact the tests build.
-const std::string& sampleParams() {
+const std::string& sampleParamsBytes() {
   static const std::string kBytes = [] {
     float w[3] = {1.5f, -2.0f, 3.25f};
     return saveParams({{"w", NDArray::fromBytes({3}, DataType::float32(), w, sizeof(w))}});
@@ -28,7 +28,7 @@ Artifact sampleArtifact() {
   m1.executor = "graph";
   m1.metadata = Json::parse(R"({"storages":[{"size":64}],"kernels":[],"big":9007199254740993})");
   m1.signature = Json::parse(R"({"inputs":[],"outputs":[],"workspace_bytes":64,"num_params":1})");
-  m1.params = sampleParams();
+  m1.params = sampleParamsBytes();
   m1.paramsSize = m1.params.size();
   m1.paramsChecksum = paramsChecksum(m1.params.data(), m1.params.size());
   ArtifactModel m2;
