@@ -30,7 +30,11 @@ for preset in "${which[@]}"; do
       run cmake --build --preset asan -j "$jobs"
       # ResNet-50 runs ResNet-18's code paths (the same operators, kernels and executor) at
       # 2.5 times the cost, the longest test under ASan by far; the release run keeps it.
-      run scripts/run_ctest.sh asan build/asan -E '^e2e_resnet50$'
+      # The profile's reconciliation with independently measured times bounds a timing gap that
+      # ASan's instrumentation of the executor's own bookkeeping widens past it (163 us of 1437);
+      # the release run keeps it.
+      run scripts/run_ctest.sh asan build/asan \
+        -E '^(e2e_resnet50|DebugExecutor\.TheProfileAgreesWithIndependentlyMeasuredTimes)$'
       ;;
     tsan)
       # The tsan build preset builds only the test binaries that hold `concurrency` tests.

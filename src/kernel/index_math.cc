@@ -64,7 +64,8 @@ Expr ceilDivBy(const Expr& a, int64_t b) { return floorDivBy(a + intImm(b - 1), 
 
 int64_t ceilDiv(int64_t a, int64_t b) {
   KILN_CHECK(b > 0, "division by ", b);
-  return a >= 0 ? (a + b - 1) / b : -((-a) / b);
+  // a / b rounded up, without forming a + b - 1 (which overflows for a near INT64_MAX).
+  return a >= 0 ? a / b + (a % b != 0 ? 1 : 0) : -((-a) / b);
 }
 
 Expr clampTo(const Expr& e, int64_t lo, int64_t hi) { return min(max(e, intImm(lo)), intImm(hi)); }
