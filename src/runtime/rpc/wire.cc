@@ -1,7 +1,9 @@
 // The wire format's integers, text, tensors and tagged values.
 #include "kiln/runtime/rpc/wire.h"
 
+#include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <new>
 
 #include "kiln/runtime/c_api.h"
@@ -305,9 +307,16 @@ Value readValue(Wire& wire, HandleCodec& codec, const char* what) {
     case kKilnTensor:
       return Value(readTensor(wire, what));
     case kKilnDevice: {
-      auto type = static_cast<DLDeviceType>(wire.readU32(what));
+      uint32_t code = wire.readU32(what);
+      // Only DLPack's device codes are a DLDeviceType; any other is refused before the cast.
+      constexpr uint32_t kKnown[] = {kDLCPU,   kDLCUDA, kDLCUDAHost, kDLOpenCL, kDLVulkan,
+                                     kDLMetal, kDLVPI,  kDLROCM,     kDLExtDev};
+      if (std::find(std::begin(kKnown), std::end(kKnown), code) == std::end(kKnown)) {
+        throw RpcError(strCat("protocol error: ", what, " holds device type code ", code,
+                              "; expected a DLPack device type (1-4, 7-10 or 12)"));
+      }
       auto id = static_cast<int32_t>(wire.readU32(what));
-      return Value(Device{type, id});
+      return Value(Device{static_cast<DLDeviceType>(code), id});
     }
     case kKilnDataType:
       return Value(readDataType(wire, what));
