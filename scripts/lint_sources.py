@@ -8,9 +8,9 @@
 python). `changed`: those that differ from BASE (uncommitted changes included), and for each
 changed header one file that includes it (read from the #include lines), through which clang-tidy
 checks the header. BUILD_DIR needs only to be configured: its database must list the sources
-themselves, so it is configured without unity builds (scripts/lint.sh does it). BASE defaults to $KILN_LINT_BASE, else the newest commit made more than four
-hours before HEAD: a session lasts at most three, so everything since the last landed main is
-covered. A change to .clang-tidy selects every file.
+themselves, so it is configured without unity builds (scripts/lint.sh does it). BASE defaults to
+$KILN_LINT_BASE, else the newest commit made more than four hours before HEAD: a session lasts at
+most three, so everything since the last landed main is covered. A change to .clang-tidy selects every file.
 """
 import json
 import os
