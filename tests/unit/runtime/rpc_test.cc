@@ -286,6 +286,18 @@ TEST_F(RpcTest, MalformedFramesAfterTheHandshakeEndOnlyTheirSession) {
          w.u8(3);
          w.u32(1);
        })},
+      {"a device type code of 5 (no DLPack device)", frame([](Wire& w) {
+         w.u32(14);
+         w.u32(kKilnDevice);
+         w.u32(5);
+         w.u32(0);
+       })},
+      {"a device type code of 2^31", frame([](Wire& w) {
+         w.u32(14);
+         w.u32(kKilnDevice);
+         w.u32(uint32_t{1} << 31);
+         w.u32(0);
+       })},
       {"a tensor of rank 40", frame([](Wire& w) {
          w.u32(14);
          w.u32(kKilnTensor);
