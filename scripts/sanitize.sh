@@ -20,6 +20,10 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}"
 
+asan_excluded='^(e2e_resnet50|e2e_resnet18|onnx_conformance_cli'
+asan_excluded+='|DebugExecutor\.TheProfileAgreesWithIndependentlyMeasuredTimes'
+asan_excluded+='|Conv\.ManyInputChannelsAndWideRows|Pool\.VeryWideRows)$'
+
 which=("$@")
 [ ${#which[@]} -eq 0 ] && which=(asan tsan)
 
@@ -28,16 +32,18 @@ for preset in "${which[@]}"; do
     asan)
       run cmake --preset asan -DKILN_WERROR="${KILN_WERROR:-OFF}"
       run cmake --build --preset asan -j "$jobs"
-      # ResNet-50 runs ResNet-18's code paths (the same operators, kernels and executor) at
-      # 2.5 times the cost, the longest test under ASan by far; the release run keeps it.
-      # The profile's reconciliation with independently measured times bounds a timing gap that
-      # ASan's instrumentation of the executor's own bookkeeping widens past it (163 us of 1437);
-      # the release run keeps it.
-      # The conformance models through the command line (301 s under ASan, the longest test) run
-      # the same compiler and executor code as onnx_conformance, which runs under ASan, plus the
-      # command line's file handling, which cli_tests run under ASan; the release run keeps it.
-      run scripts/run_ctest.sh asan build/asan \
-        -E '^(e2e_resnet50|onnx_conformance_cli|DebugExecutor\.TheProfileAgreesWithIndependentlyMeasuredTimes)$'
+      # Left to the release run (docs/testing.md says why, and how to run each under ASan):
+      # - e2e_resnet50 and e2e_resnet18: their operators, kernels and executor paths run under
+      #   ASan through MobileNetV2, SqueezeNet, BERT and the offloaded ResNet-18, at a fraction
+      #   of the cost (ResNet-18 alone was 228 s under ASan);
+      # - the profile's reconciliation with independently measured times: ASan's
+      #   instrumentation of the executor's own bookkeeping widens the gap past its bound;
+      # - onnx_conformance_cli (301 s): the same compiler and executor code as
+      #   onnx_conformance, which runs, plus the command line's file handling (cli_tests);
+      # - Conv.ManyInputChannelsAndWideRows and Pool.VeryWideRows (114 s and 34 s): rows of 600
+      #   to 100,000 elements for the generated code's column tiling, which ASan does not
+      #   instrument; the host code they run runs under ASan in the other Conv and Pool tests.
+      run scripts/run_ctest.sh asan build/asan -E "$asan_excluded"
       ;;
     tsan)
       # The tsan build preset builds only the test binaries that hold `concurrency` tests.

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <type_traits>
 
 #include "kiln/extension/extension_api.h"
 #include "kiln/extension/extensions.h"
@@ -50,11 +52,16 @@ TargetAttr copyAttr(const KilnTargetAttr& a, const std::string& backend) {
   }
   TargetAttr attr;
   attr.name = a.name;
-  if (a.type < KILN_ATTR_BOOL || a.type > KILN_ATTR_STRING) {
-    throw Error(strCat(label, "'", attr.name, "' has type code ", static_cast<int>(a.type),
+  // The code is read as its underlying integer: an extension may hold any value in the field,
+  // and loading one outside the enumerators as a KilnAttrType is undefined.
+  std::underlying_type_t<KilnAttrType> raw = 0;
+  std::memcpy(&raw, &a.type, sizeof raw);
+  auto code = static_cast<int64_t>(raw);
+  if (code < KILN_ATTR_BOOL || code > KILN_ATTR_STRING) {
+    throw Error(strCat(label, "'", attr.name, "' has type code ", code,
                        "; expected 0 (bool), 1 (int), 2 (float) or 3 (string)"));
   }
-  attr.type = static_cast<AttrType>(a.type);
+  attr.type = static_cast<AttrType>(code);
   if (a.help == nullptr || a.help[0] == '\0') {
     throw Error(strCat(label, "'", attr.name, "' has no help; every attribute needs a sentence"));
   }

@@ -87,6 +87,10 @@ TEST(Extensions, RefusalsNameTheFileAndTheReason) {
       << e;
   e = loadError(set, ext("no_help", "no_help"));
   EXPECT_NE(e.find("target attribute 'mode' has no help"), std::string::npos) << e;
+  // A type code outside the enumerators (found by the extension_abi fuzzer) is named, not cast.
+  e = loadError(set, ext("bad_attr_type", "bad_attr_type"));
+  EXPECT_NE(e.find("target attribute 'mode' has type code 4; expected 0 (bool)"), std::string::npos)
+      << e;
   e = loadError(set, ext("nowhere"));
   EXPECT_NE(e.find("does not exist"), std::string::npos) << e;
   // A shared library that is not an extension (zlib's).

@@ -1,6 +1,6 @@
 /* One test extension, built several times with different definitions (CMakeLists.txt): a backend
  * named TEST_BACKEND with two target attributes, or one that is broken in a way the loader must
- * refuse (TEST_API_VERSION, TEST_REFUSE, TEST_NO_HELP). */
+ * refuse (TEST_API_VERSION, TEST_REFUSE, TEST_NO_HELP, TEST_BAD_ATTR_TYPE). */
 #include <stddef.h>
 
 #include "kiln/extension/extension_api.h"
@@ -13,6 +13,8 @@ static const KilnTargetAttr kAttrs[] = {
     {"tile", KILN_ATTR_INT, "4", "Rows of the accelerator's tile"},
 #ifdef TEST_NO_HELP
     {"mode", KILN_ATTR_STRING, "fast", ""},
+#elif defined(TEST_BAD_ATTR_TYPE)
+    {"mode", (KilnAttrType)4, "fast", "A type code no kiln knows"},
 #else
     {"mode", KILN_ATTR_STRING, "fast", "How hard the accelerator tries"},
 #endif
