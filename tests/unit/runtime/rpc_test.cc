@@ -254,6 +254,15 @@ Reply readReply(Socket& s) {
 // (and only it), without a crash or an allocation out of proportion.
 TEST_F(RpcTest, MalformedFramesAfterTheHandshakeEndOnlyTheirSession) {
   auto frame = [](const std::function<void(Wire&)>& write) { return write; };
+  // An echo of a device value whose type code is CODE (device id 0).
+  auto deviceFrame = [](uint32_t code) {
+    return std::function<void(Wire&)>([code](Wire& w) {
+      w.u32(14);
+      w.u32(kKilnDevice);
+      w.u32(code);
+      w.u32(0);
+    });
+  };
   std::vector<std::pair<const char*, std::function<void(Wire&)>>> frames = {
       {"an unknown op", frame([](Wire& w) { w.u32(99); })},
       {"an unknown type code", frame([](Wire& w) {
@@ -286,18 +295,8 @@ TEST_F(RpcTest, MalformedFramesAfterTheHandshakeEndOnlyTheirSession) {
          w.u8(3);
          w.u32(1);
        })},
-      {"a device type code of 5 (no DLPack device)", frame([](Wire& w) {
-         w.u32(14);
-         w.u32(kKilnDevice);
-         w.u32(5);
-         w.u32(0);
-       })},
-      {"a device type code of 2^31", frame([](Wire& w) {
-         w.u32(14);
-         w.u32(kKilnDevice);
-         w.u32(uint32_t{1} << 31);
-         w.u32(0);
-       })},
+      {"a device type code of 5 (no DLPack device)", deviceFrame(5)},
+      {"a device type code of 2^31", deviceFrame(uint32_t{1} << 31)},
       {"a tensor of rank 40", frame([](Wire& w) {
          w.u32(14);
          w.u32(kKilnTensor);
