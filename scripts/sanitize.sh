@@ -20,7 +20,7 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}"
 
-asan_excluded='^(e2e_resnet50|e2e_resnet18|onnx_conformance_cli'
+asan_excluded='^(e2e_resnet50|e2e_resnet18|onnx_conformance_cli|onnx_conformance_constant_inputs'
 asan_excluded+='|DebugExecutor\.TheProfileAgreesWithIndependentlyMeasuredTimes'
 asan_excluded+='|Conv\.ManyInputChannelsAndWideRows|Pool\.VeryWideRows)$'
 
@@ -40,6 +40,9 @@ for preset in "${which[@]}"; do
       #   instrumentation of the executor's own bookkeeping widens the gap past its bound;
       # - onnx_conformance_cli (301 s): the same compiler and executor code as
       #   onnx_conformance, which runs, plus the command line's file handling (cli_tests);
+      # - onnx_conformance_constant_inputs: the same models again with constant inputs, for
+      #   the op rules' compile-time side; their code runs under ASan in onnx_conformance and
+      #   the op tests' RuleAgreement cases;
       # - Conv.ManyInputChannelsAndWideRows and Pool.VeryWideRows (114 s and 34 s): rows of 600
       #   to 100,000 elements for the generated code's column tiling, which ASan does not
       #   instrument; the host code they run runs under ASan in the other Conv and Pool tests.

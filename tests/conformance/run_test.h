@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace kiln::conformance {
@@ -22,6 +23,13 @@ struct Result {
 
 // Runs the test in DIR, compiling into WORK.
 Result runTest(const std::filesystem::path& dir, const std::filesystem::path& work);
+
+// The same test with test_data_set_0's inputs bound as constants, so that every node's shapes
+// are inferred, and the node folded or compiled, at compile time: for a model with an op whose
+// rules src/opdef holds (opdef::ruleOps()) it shows the rule gives at compile time what runTest
+// shows it gives at run time. nullopt for a model without such an op or with non-tensor inputs.
+std::optional<Result> runTestWithConstantInputs(const std::filesystem::path& dir,
+                                                const std::filesystem::path& work);
 
 // The same through the command line KILN: `kiln compile model.onnx -o m.so`, then per data set
 // `kiln run m.so --inputs test_data_set_N --outputs DIR`, comparing DIR's output_K.pb. The exit

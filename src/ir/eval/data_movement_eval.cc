@@ -1,6 +1,7 @@
 // Constant evaluation of ops that only move elements: reshape-likes, Gather, Concat, Slice,
 // Expand and Transpose. They copy element bytes, so they work for every dtype.
-#include "../ops/slice.h"
+#include "kiln/ir/node_view.h"
+#include "kiln/opdef/slice.h"
 #include "eval_util.h"
 #include "evaluators.h"
 #include "kiln/support/error.h"
@@ -64,7 +65,7 @@ Outputs evalConcat(const Node& node, const std::vector<TensorType>& out) {
 
 Outputs evalSlice(const Node& node, const std::vector<TensorType>& out) {
   const NDArray& data = in(node, 0);
-  std::vector<ops::SliceRange> ranges = ops::resolveSlice(node);
+  std::vector<opdef::SliceRange> ranges = opdef::sliceRanges(NodeView(node));
   std::vector<int64_t> inStrides = rowMajorStrides(data.shape());
   std::vector<int64_t> strides(ranges.size());
   int64_t base = 0;

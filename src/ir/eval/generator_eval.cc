@@ -1,8 +1,10 @@
 // Constant evaluation of ops that create data: Constant, Shape, Size, ConstantOfShape and Range.
 #include <cstring>
+#include <vector>
 
 #include "../element_access.h"
 #include "evaluators.h"
+#include "kiln/opdef/range.h"
 #include "kiln/support/error.h"
 
 namespace kiln::ir::eval {
@@ -57,26 +59,23 @@ Outputs evalConstantOfShape(const Node& node, const std::vector<TensorType>& out
   return std::vector<NDArray>{result};
 }
 
-// Accumulates in the element type, like ONNX's function body and ONNX Runtime.
+// The values of src/opdef's rangeFill, accumulated in the element type (float16 and bfloat16 in
+// double, then rounded).
 Outputs evalRange(const Node& node, const std::vector<TensorType>& out) {
   NDArray result = NDArray::empty(out[0].shape, out[0].dtype);
   DataType t = out[0].dtype;
   int64_t n = out[0].numel();
   if (t == DataType::float32()) {
-    float v = static_cast<float>(loadDouble(in(node, 0), 0));
-    auto d = static_cast<float>(loadDouble(in(node, 2), 0));
-    for (int64_t i = 0; i < n; ++i, v += d) result.data<float>()[i] = v;
+    opdef::rangeFill(static_cast<float>(loadDouble(in(node, 0), 0)),
+                     static_cast<float>(loadDouble(in(node, 2), 0)), n, result.data<float>());
   } else if (t.isFloat()) {
-    double v = loadDouble(in(node, 0), 0);
-    double d = loadDouble(in(node, 2), 0);
-    for (int64_t i = 0; i < n; ++i, v += d) storeDouble(result, i, v);
+    std::vector<double> v(static_cast<size_t>(n));
+    opdef::rangeFill(loadDouble(in(node, 0), 0), loadDouble(in(node, 2), 0), n, v.data());
+    for (int64_t i = 0; i < n; ++i) storeDouble(result, i, v[static_cast<size_t>(i)]);
   } else {
-    int64_t v = loadInt(in(node, 0), 0);
-    int64_t d = loadInt(in(node, 2), 0);
-    for (int64_t i = 0; i < n; ++i) {
-      storeInt(result, i, v);
-      v = static_cast<int64_t>(static_cast<uint64_t>(v) + static_cast<uint64_t>(d));
-    }
+    std::vector<int64_t> v(static_cast<size_t>(n));
+    opdef::rangeFill(loadInt(in(node, 0), 0), loadInt(in(node, 2), 0), n, v.data());
+    for (int64_t i = 0; i < n; ++i) storeInt(result, i, v[static_cast<size_t>(i)]);
   }
   return std::vector<NDArray>{result};
 }

@@ -1,9 +1,8 @@
 // Type inference of ops whose outputs come from attributes or constant inputs: Constant,
 // ConstantOfShape and Range.
-#include <cmath>
-
-#include "../element_access.h"
 #include "infer_util.h"
+#include "kiln/ir/node_view.h"
+#include "kiln/opdef/range.h"
 #include "register_ops.h"
 
 namespace kiln::ir::ops {
@@ -65,52 +64,14 @@ void inferConstantOfShape(Node& node) {
   setOutput(node, 0, {dtype, shape});
 }
 
-// ONNX Runtime's count: ceil((limit - start) / delta), the difference taken in the element type.
-int64_t rangeCount(const Node& node, const NDArray& start, const NDArray& limit,
-                   const NDArray& delta) {
-  DataType t = start.dtype();
-  if (isFloatType(t)) {
-    double d = loadDouble(delta, 0);
-    if (d == 0) fail(node, "delta is 0; expected a non-zero step");
-    double diff = loadDouble(limit, 0) - loadDouble(start, 0);
-    if (t == DataType::float32()) diff = static_cast<float>(diff);
-    double n = std::ceil(diff / d);
-    if (!(n < 9.0e18)) fail(node, "the range has ", n, " elements; too many");
-    return n > 0 ? static_cast<int64_t>(n) : 0;
-  }
-  __int128 s = loadInt(start, 0);
-  __int128 l = loadInt(limit, 0);
-  __int128 d = loadInt(delta, 0);
-  if (d == 0) fail(node, "delta is 0; expected a non-zero step");
-  __int128 diff = l - s;
-  if ((diff > 0) != (d > 0) || diff == 0) return 0;
-  if (d < 0) {
-    diff = -diff;
-    d = -d;
-  }
-  return static_cast<int64_t>((diff + d - 1) / d);
-}
-
+// Range's length from src/opdef: known when start, limit and delta are constants.
 void inferRange(Node& node) {
-  static const char* const kNames[] = {"start", "limit", "delta"};
-  for (size_t i = 0; i < 3; ++i) {
-    const TensorType& t = inputType(node, i, kNames[i]);
-    requireSameDtype(node, 0, i);
-    if (t.numel() != 1 || t.rank() > 1)
-      fail(node, kNames[i], " is ", t.str(), "; expected a scalar");
-    if (!node.inputs[i]->isConstant()) {
-      fail(node, kNames[i], " (input ", i,
-           ") must be a constant at inference time (kiln needs "
-           "static shapes)");
-    }
-  }
+  for (size_t i = 0; i < 3; ++i) requireSameDtype(node, 0, i);
   DataType t = inputType(node, 0).dtype;
   if (!isFloatType(t) && !isSignedIntType(t)) {
     fail(node, "inputs have type ", t.str(), "; expected a float or signed integer type");
   }
-  int64_t n = rangeCount(node, *node.inputs[0]->constant, *node.inputs[1]->constant,
-                         *node.inputs[2]->constant);
-  setOutput(node, 0, {t, {n}});
+  setOutput(node, 0, {t, opdef::rangeShape(NodeView(node), isFloatType(t), t == DataType::float32())});
 }
 
 }  // namespace
@@ -131,6 +92,8 @@ void registerGeneratorOps(const OpAdder& add) {
        .minInputs = 3,
        .maxInputs = 3,
        .sinceVersion = 11,
+       .shapeInputs = {0, 1, 2},
+       .inferRunTime = inferRange,
        .inferTypes = inferRange});
 }
 

@@ -2,9 +2,10 @@
 #include "infer_util.h"
 
 #include <algorithm>
-#include <set>
 
 #include "../element_access.h"
+#include "kiln/ir/node_view.h"
+#include "kiln/opdef/axes.h"
 
 namespace kiln::ir::ops {
 
@@ -16,11 +17,6 @@ std::string inputLabel(size_t i, const char* what) {
 
 }  // namespace
 
-std::string listStr(const std::vector<int64_t>& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += strCat(i ? "," : "", v[i]);
-  return s + "]";
-}
 
 bool hasInput(const Node& node, size_t i) { return i < node.inputs.size() && node.inputs[i]; }
 
@@ -108,23 +104,12 @@ void requireRankAtLeast(const Node& node, size_t i, int rank, const char* why) {
 
 int64_t normalizeAxis(const Node& node, int64_t axis, int64_t rank, const char* what,
                       bool inclusive) {
-  int64_t hi = inclusive ? rank : rank - 1;
-  if (axis < -rank || axis > hi) {
-    fail(node, what, " ", axis, " is out of range for rank ", rank, "; expected ", -rank, "..", hi);
-  }
-  return axis < 0 ? axis + rank : axis;
+  return opdef::normalizeAxis(NodeView(node), axis, rank, what, inclusive);
 }
 
 std::vector<int64_t> normalizeAxes(const Node& node, const std::vector<int64_t>& axes, int64_t rank,
                                    const char* what) {
-  std::vector<int64_t> result;
-  std::set<int64_t> seen;
-  for (int64_t a : axes) {
-    int64_t n = normalizeAxis(node, a, rank, what);
-    if (!seen.insert(n).second) fail(node, what, " ", listStr(axes), " name axis ", n, " twice");
-    result.push_back(n);
-  }
-  return result;
+  return opdef::normalizeAxes(NodeView(node), axes, rank, what);
 }
 
 Shape broadcastShapes(const Node& node, const Shape& a, const Shape& b) {

@@ -10,6 +10,7 @@
 
 #include "kiln/ir/graph.h"
 #include "kiln/ir/op_registry.h"
+#include "kiln/opdef/op_view.h"
 #include "kiln/support/error.h"
 
 namespace kiln::ir::ops {
@@ -19,7 +20,7 @@ template <typename... Args>
   throw Error(strCat(nodeLabel(node), ": ", std::forward<Args>(args)...));
 }
 
-std::string listStr(const std::vector<int64_t>& v);  // "[1,2,3]"
+using opdef::listStr;  // "[1,2,3]"
 
 bool hasInput(const Node& node, size_t i);
 // The type of required input I; WHAT names it in the error when it is omitted ("W").

@@ -77,15 +77,6 @@ void constantOfShapeRank(Node& node) {
   unknownDims(node, 0, dtype, listLength(node, 0, "input"));
 }
 
-void rangeRank(Node& node) {
-  for (size_t i = 0; i < 3; ++i) requireSameDtype(node, 0, i);
-  DataType t = inputType(node, 0).dtype;
-  if (!isFloatType(t) && !isSignedIntType(t)) {
-    fail(node, "inputs have type ", t.str(), "; expected a float or signed integer type");
-  }
-  unknownDims(node, 0, t, 1);
-}
-
 void reduceRank(Node& node) {
   const TensorType& x = inputType(node, 0);
   bool keepDims = node.attrs.getInt("keepdims", 1) != 0;
@@ -130,12 +121,8 @@ const std::map<std::string, RunTimeShapes>& table() {
       {"Flatten", {{}, flattenRank}},
       {"Identity", {{}, sameType}},
       {"Pad", {{1, 3}, sameRank}},
-      {"Range", {{0, 1, 2}, rangeRank}},
       {"ReduceSum", {{1}, reduceRank}},
       {"Reshape", {{1}, reshapeRank}},
-      {"Resize", {{1, 2, 3}, sameRank}},
-      {"Upsample", {{1}, sameRank}},
-      {"Slice", {{1, 2, 3, 4}, sameRank}},
       {"Split", {{1}, sameRank}},
       {"Squeeze", {{1}, squeezeRank}},
       {"Tile", {{1}, sameRank}},

@@ -1,10 +1,9 @@
 // Type inference of the ops only the runtime executes (kiln/runtime/runtime_op.h): ops whose
 // output size depends on the data (NonZero, Compress, Unique), TopK, and CumSum, whose axis is an
-// input value.
-#include <cmath>
-
-#include "../element_access.h"
+// input value; Resize and Upsample.
 #include "infer_util.h"
+#include "kiln/ir/node_view.h"
+#include "kiln/opdef/resize.h"
 #include "register_ops.h"
 
 namespace kiln::ir::ops {
@@ -73,50 +72,11 @@ void inferCumSum(Node& node) {
   setOutput(node, 0, x);
 }
 
-// The values of constant input I as doubles (empty when omitted or empty).
-std::vector<double> constantDoubles(const Node& node, size_t i) {
-  std::vector<double> out;
-  if (!hasInput(node, i)) return out;
-  const NDArray& a = *node.inputs[i]->constant;
-  for (int64_t k = 0; k < a.numel(); ++k) out.push_back(loadDouble(a, k));
-  return out;
-}
-
-// Resize (X, roi, scales, sizes; opset 10: X, scales) and Upsample (X, scales; opset 7: the
-// scales attribute), with constant scales or sizes: floor(dim * scale), or the sizes.
+// Resize and Upsample: the output sizes of src/opdef's geometry, unknown where the scales, sizes
+// or input dims are known only at run time.
 void inferResize(Node& node) {
   const TensorType& x = inputType(node, 0);
-  auto rank = static_cast<size_t>(x.rank());
-  bool upsample = node.op == "Upsample";
-  size_t scalesInput = upsample || node.inputs.size() == 2 ? 1 : 2;
-  std::vector<double> scales = node.attrs.getFloats("scales", {});
-  if (hasInput(node, scalesInput)) scales = constantDoubles(node, scalesInput);
-  std::vector<int64_t> sizes;
-  if (!upsample && hasInput(node, 3)) sizes = requireConstantInts(node, 3, "sizes");
-  if (!sizes.empty() && !scales.empty()) fail(node, "scales and sizes are both given");
-  std::vector<double> roi = scalesInput == 2 ? constantDoubles(node, 1) : std::vector<double>{};
-  bool crop = node.attrs.getString("coordinate_transformation_mode", "") == "tf_crop_and_resize";
-  if (crop && roi.size() != 2 * rank) {
-    fail(node, "tf_crop_and_resize needs roi with ", 2 * rank, " values; got ", roi.size());
-  }
-  Shape out(rank);
-  for (size_t d = 0; d < rank; ++d) {
-    if (!sizes.empty()) {
-      if (sizes.size() != rank)
-        fail(node, "sizes ", listStr(sizes), " has ", sizes.size(), " entries; expected ", rank);
-      out[d] = sizes[d];
-      continue;
-    }
-    if (scales.size() != rank) {
-      fail(node, "scales has ", scales.size(), " entries for input ", x.str(), "; expected ", rank,
-           " (or give sizes)");
-    }
-    if (!(scales[d] > 0)) fail(node, "scale ", scales[d], " of dim ", d, " is not positive");
-    double span = crop ? roi[d + rank] - roi[d] : 1.0;
-    out[d] = sizeFromDouble(node, std::floor(static_cast<double>(x.shape[d]) * span * scales[d]),
-                            "the output size (dim times scale)");
-  }
-  setOutput(node, 0, {x.dtype, out});
+  setOutput(node, 0, {x.dtype, opdef::resizeGeometry(NodeView(node)).out});
 }
 
 void inferNonMaxSuppression(Node& node) {
@@ -160,11 +120,13 @@ void registerRuntimeExecutedOps(const OpAdder& add) {
        .maxInputs = 4,
        .sinceVersion = 10,
        .shapeInputs = {1, 2, 3},
+       .inferRunTime = inferResize,
        .inferTypes = inferResize});
   add({.name = "Upsample",
        .maxInputs = 2,
        .sinceVersion = 7,
        .shapeInputs = {1},
+       .inferRunTime = inferResize,
        .inferTypes = inferResize});
   add({.name = "NonMaxSuppression",
        .minInputs = 2,

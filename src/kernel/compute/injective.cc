@@ -5,6 +5,8 @@
 
 #include "../loop_builder.h"
 #include "compute_table.h"
+#include "kiln/ir/node_view.h"
+#include "kiln/opdef/slice.h"
 #include "kiln/runtime/backend_api.h"
 #include "kiln/support/error.h"
 
@@ -55,32 +57,12 @@ Expr transposeRead(LowerContext& ctx, const ir::Node& n, const Index& idx) {
 
 // Slice's start per axis, clamped as ONNX specifies (the output shape fixes the count).
 Expr sliceRead(LowerContext& ctx, const ir::Node& n, const Index& idx) {
-  const Dims& in = shapeOf(n.inputs[0]);
-  auto rank = static_cast<int64_t>(in.size());
-  Dims starts, axes, steps;
-  if (hasInput(n, 1)) {
-    starts = constantInts(n, 1, "starts");
-    if (hasInput(n, 3)) axes = constantInts(n, 3, "axes");
-    if (hasInput(n, 4)) steps = constantInts(n, 4, "steps");
-  } else {
-    starts = n.attrs.getInts("starts", {});
-    axes = n.attrs.getInts("axes", {});
-  }
-  if (axes.empty()) {
-    for (size_t k = 0; k < starts.size(); ++k) axes.push_back(static_cast<int64_t>(k));
-  }
-  if (steps.empty()) steps.assign(starts.size(), 1);
-  if (axes.size() != starts.size() || steps.size() != starts.size()) {
-    unsupported(n, "starts, axes and steps differ in length");
-  }
+  std::vector<opdef::SliceRange> ranges = opdef::sliceRanges(ir::NodeView(n));
   Index src = idx;
-  for (size_t k = 0; k < starts.size(); ++k) {
-    auto a = static_cast<size_t>(normalizeAxis(n, axes[k], rank));
-    int64_t dim = in[a], step = steps[k], s = starts[k];
-    if (step == 0) unsupported(n, "a step of 0");
-    if (s < 0) s += dim;
-    s = step > 0 ? std::clamp<int64_t>(s, 0, dim) : std::clamp<int64_t>(s, 0, dim - 1);
-    src[a] = intImm(s) + idx[a] * intImm(step);
+  for (size_t a = 0; a < ranges.size(); ++a) {
+    if (ranges[a].start != 0 || ranges[a].step != 1) {
+      src[a] = intImm(ranges[a].start) + idx[a] * intImm(ranges[a].step);
+    }
   }
   return input(ctx, n, 0, src);
 }
@@ -243,11 +225,6 @@ Expr constantOfShapeValue(LowerContext&, const ir::Node& n, const Index&) {
   unsupported(n, strCat("value of dtype ", t.str()));
 }
 
-Expr rangeValue(LowerContext& ctx, const ir::Node& n, const Index& idx) {
-  DataType t = n.outputs[0]->type.dtype;
-  return scalarInput(ctx, n, 0) + cast(t, idx[0]) * scalarInput(ctx, n, 2);
-}
-
 // Concat writes each input into its slab of the output, branch-free.
 Stmt emitConcat(LowerContext& ctx, const ir::Node& n, const StoreFn& storeFn) {
   // Its inputs were written in place, inside the output (concat-in-place, planMemory).
@@ -311,7 +288,6 @@ void addInjectiveLowerings(LoweringMap& table) {
     return intImm(n.inputs[0]->type.numel());
   });
   table["ConstantOfShape"] = computeOp(constantOfShapeValue);
-  table["Range"] = computeOp(rangeValue);
   table["Split"].compute = splitOutputs;
   table["Concat"].emit = emitConcat;
 }

@@ -1,6 +1,8 @@
 // Ops that make a tensor whose size is an input value: ConstantOfShape and Range.
-#include <cmath>
+#include <type_traits>
 
+#include "context_view.h"
+#include "kiln/opdef/range.h"
 #include "op_util.h"
 #include "runtime_ops.h"
 
@@ -28,24 +30,25 @@ void runConstantOfShape(RuntimeOpContext& ctx) {
   }
 }
 
+// Range: src/opdef's length and values, so a run-time Range equals a folded one.
 void runRange(RuntimeOpContext& ctx) {
   DataType dt = ctx.outputDtype(0);
+  ContextView view(ctx);
   visitNumeric(ctx, dt, [&](auto t) {
     using T = decltype(t);
-    if constexpr (std::is_same_v<T, bool>) {
-      fail(ctx, "bool is not a Range type");
+    if constexpr (std::is_same_v<T, bool> || std::is_unsigned_v<T>) {
+      fail(ctx, dt.str(), " is not a Range type; expected a float or signed integer type");
     } else {
-      T start = static_cast<T>(inputScalarDouble(ctx, 0, "start"));
-      T limit = static_cast<T>(inputScalarDouble(ctx, 1, "limit"));
-      T delta = static_cast<T>(inputScalarDouble(ctx, 2, "delta"));
-      if (delta == T(0)) fail(ctx, "delta is 0");
-      double count = std::ceil((static_cast<double>(limit) - static_cast<double>(start)) /
-                               static_cast<double>(delta));
-      if (!(count < 1e12)) fail(ctx, "the range has ", count, " elements; too many");
-      auto n = static_cast<int64_t>(std::max(0.0, count));
-      NDArray y = ctx.output(0, {n});
-      T* out = y.data<T>();
-      for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(start + static_cast<T>(i) * delta);
+      opdef::Dims shape = opdef::rangeShape(view, std::is_floating_point_v<T>,
+                                            std::is_same_v<T, float>);
+      NDArray y = ctx.output(0, shape);
+      if constexpr (std::is_floating_point_v<T>) {
+        opdef::rangeFill(static_cast<T>(inputScalarDouble(ctx, 0, "start")),
+                         static_cast<T>(inputScalarDouble(ctx, 2, "delta")), shape[0], y.data<T>());
+      } else {
+        opdef::rangeFill(static_cast<T>(inputScalarInt(ctx, 0, "start")),
+                         static_cast<T>(inputScalarInt(ctx, 2, "delta")), shape[0], y.data<T>());
+      }
     }
   });
 }

@@ -1,6 +1,8 @@
 // Attribute and input readers for the runtime's op implementations.
 #include "op_util.h"
 
+#include "context_view.h"
+#include "kiln/opdef/axes.h"
 #include "kiln/support/base64.h"
 
 namespace kiln::runtime::ops {
@@ -43,6 +45,18 @@ std::vector<int64_t> attrInts(const RuntimeOpContext& ctx, const std::string& na
   return out;
 }
 
+std::vector<double> attrFloats(const RuntimeOpContext& ctx, const std::string& name) {
+  std::vector<double> out;
+  if (!hasAttr(ctx, name)) return out;
+  const Json& v = ctx.attrs().at(name);
+  if (!v.isArray()) fail(ctx, "attribute '", name, "' is ", v.dump(), "; expected a list of floats");
+  for (const Json& e : v.asArray()) {
+    if (!e.isNumber()) fail(ctx, "attribute '", name, "' has ", e.dump(), "; expected numbers");
+    out.push_back(e.asDouble());
+  }
+  return out;
+}
+
 NDArray attrTensor(const RuntimeOpContext& ctx, const std::string& name) {
   if (!hasAttr(ctx, name)) return {};
   const Json& v = ctx.attrs().at(name);
@@ -58,17 +72,18 @@ NDArray attrTensor(const RuntimeOpContext& ctx, const std::string& name) {
 
 std::vector<int64_t> inputInts(const RuntimeOpContext& ctx, size_t i, const char* what) {
   const NDArray& a = ctx.input(i);
-  std::vector<int64_t> out(static_cast<size_t>(a.numel()));
-  if (a.dtype() == DataType::int64()) {
-    const auto* p = a.data<int64_t>();
-    for (size_t k = 0; k < out.size(); ++k) out[k] = p[k];
-  } else if (a.dtype() == DataType::int32()) {
-    const auto* p = a.data<int32_t>();
-    for (size_t k = 0; k < out.size(); ++k) out[k] = p[k];
-  } else {
-    fail(ctx, what, " (input ", i, ") is ", describe(a.shape(), a.dtype()),
-         "; expected int32 or int64");
+  DataType t = a.dtype();
+  if (t.lanes != 1 || (t.code != kDLInt && t.code != kDLUInt)) {
+    fail(ctx, what, " (input ", i, ") is ", describe(a.shape(), t),
+         "; expected an integer type (int32 or int64)");
   }
+  std::vector<int64_t> out(static_cast<size_t>(a.numel()));
+  visitNumeric(ctx, t, [&](auto v) {
+    const auto* p = static_cast<const decltype(v)*>(a.data());
+    for (size_t k = 0; k < out.size(); ++k) {
+      out[k] = static_cast<int64_t>(p[k]);  // NOLINT(bugprone-signed-char-misuse): int8 numbers
+    }
+  });
   return out;
 }
 
@@ -90,11 +105,7 @@ double inputScalarDouble(const RuntimeOpContext& ctx, size_t i, const char* what
 }
 
 int64_t normalizeAxis(const RuntimeOpContext& ctx, int64_t axis, int64_t rank, const char* what) {
-  if (axis < -rank || axis >= rank) {
-    fail(ctx, what, " ", axis, " is out of range for rank ", rank, "; expected [", -rank, ", ",
-         rank - 1, "]");
-  }
-  return axis < 0 ? axis + rank : axis;
+  return opdef::normalizeAxis(ContextView(ctx), axis, rank, what);
 }
 
 int64_t toInt64(const RuntimeOpContext& ctx, double v, const char* what) {
@@ -155,10 +166,5 @@ NDArray copyToOutput(RuntimeOpContext& ctx, size_t i, const NDArray& x) {
   return y;
 }
 
-std::string listStr(const std::vector<int64_t>& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += strCat(i ? "," : "", v[i]);
-  return s + "]";
-}
 
 }  // namespace kiln::runtime::ops

@@ -10,6 +10,7 @@
 
 #include "../executor_util.h"
 #include "kiln/runtime/runtime_op.h"
+#include "kiln/opdef/op_view.h"
 #include "kiln/support/error.h"
 
 namespace kiln::runtime::ops {
@@ -24,11 +25,13 @@ double attrFloat(const RuntimeOpContext& ctx, const std::string& name, double df
 std::string attrString(const RuntimeOpContext& ctx, const std::string& name,
                        const std::string& dflt);
 std::vector<int64_t> attrInts(const RuntimeOpContext& ctx, const std::string& name);
+// A list of numbers (ints accepted) as doubles; empty when absent.
+std::vector<double> attrFloats(const RuntimeOpContext& ctx, const std::string& name);
 bool hasAttr(const RuntimeOpContext& ctx, const std::string& name);
 // A tensor attribute ({"dtype", "shape", "data"}), or an undefined array when absent.
 NDArray attrTensor(const RuntimeOpContext& ctx, const std::string& name);
 
-// The elements of an int32 or int64 input (WHAT names it in errors).
+// The elements of an integer input (WHAT names it in errors).
 std::vector<int64_t> inputInts(const RuntimeOpContext& ctx, size_t i, const char* what);
 // A scalar (or one-element) input as int64 / double.
 int64_t inputScalarInt(const RuntimeOpContext& ctx, size_t i, const char* what);
@@ -57,7 +60,7 @@ AroundAxis aroundAxis(const Shape& shape, size_t axis);
 // The output of X's slices KEEP (indices along AXIS of IN, X's shape or its flattening), in order.
 NDArray takeSlices(RuntimeOpContext& ctx, const NDArray& x, const Shape& in, size_t axis,
                    const std::vector<int64_t>& keep);
-std::string listStr(const std::vector<int64_t>& v);  // "[1,2,3]"
+using opdef::listStr;  // "[1,2,3]"
 
 // Output I shaped like X, holding a copy of X's elements (strings copied as strings).
 NDArray copyToOutput(RuntimeOpContext& ctx, size_t i, const NDArray& x);

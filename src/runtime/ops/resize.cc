@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "context_view.h"
+#include "kiln/opdef/resize.h"
 #include "op_util.h"
 #include "runtime_ops.h"
 
@@ -100,7 +102,8 @@ Taps tapsFor(const Settings& s, double x, double scale, int64_t in, double roiSt
   return taps;
 }
 
-Settings settingsOf(const RuntimeOpContext& ctx) {
+// LEGACY (Upsample, Resize-10): the output position over the scale, rounded down.
+Settings settingsOf(const RuntimeOpContext& ctx, bool legacy) {
   Settings s;
   s.mode = attrString(ctx, "mode", "nearest");
   if (s.mode != "nearest" && s.mode != "linear" && s.mode != "cubic") {
@@ -108,9 +111,7 @@ Settings settingsOf(const RuntimeOpContext& ctx) {
   }
   s.transform = attrString(ctx, "coordinate_transformation_mode", "half_pixel");
   s.nearestMode = attrString(ctx, "nearest_mode", "round_prefer_floor");
-  // Upsample, and Resize-10 (inputs X and scales only): the output position over the scale,
-  // rounded down.
-  if (ctx.op() == "Upsample" || ctx.numInputs() == 2) {
+  if (legacy) {
     s.transform = "asymmetric";
     s.nearestMode = "floor";
   }
@@ -126,51 +127,11 @@ void runResize(RuntimeOpContext& ctx) {
   const NDArray& x = ctx.input(0);
   const Shape& in = x.shape();
   size_t rank = in.size();
-  Settings s = settingsOf(ctx);
-  bool upsample = ctx.op() == "Upsample";
-  // Inputs: Upsample (X, scales) or attribute scales; Resize-10 (X, scales); Resize-11+ (X, roi,
-  // scales, sizes).
-  size_t scalesInput = upsample || ctx.numInputs() == 2 ? 1 : 2;
-  std::vector<double> scales;
-  if (hasAttr(ctx, "scales")) {
-    for (int64_t v : attrInts(ctx, "scales")) scales.push_back(static_cast<double>(v));
-  }
-  if (ctx.hasInput(scalesInput)) scales = toDoubles(ctx, ctx.input(scalesInput));
-  std::vector<int64_t> sizes;
-  if (!upsample && ctx.numInputs() > 3 && ctx.hasInput(3)) sizes = inputInts(ctx, 3, "sizes");
-  std::vector<double> roi(2 * rank, 0.0);
-  for (size_t d = 0; d < rank; ++d) roi[d + rank] = 1.0;
-  if (!upsample && scalesInput == 2 && ctx.hasInput(1) && ctx.input(1).numel() != 0) {
-    roi = toDoubles(ctx, ctx.input(1));
-    if (roi.size() != 2 * rank) {
-      fail(ctx, "roi has ", roi.size(), " values; expected ", 2 * rank, " (starts, then ends)");
-    }
-  }
-  if (!sizes.empty() && !scales.empty()) fail(ctx, "scales and sizes are both given");
-  Shape out(rank);
-  std::vector<double> scale(rank);
-  if (!sizes.empty()) {
-    if (sizes.size() != rank)
-      fail(ctx, "sizes ", listStr(sizes), " has ", sizes.size(), " entries; expected ", rank);
-    for (size_t d = 0; d < rank; ++d) {
-      if (sizes[d] < 0) fail(ctx, "sizes ", listStr(sizes), " has a negative entry");
-      out[d] = sizes[d];
-      scale[d] = static_cast<double>(sizes[d]) / static_cast<double>(in[d]);
-    }
-  } else {
-    if (scales.size() != rank) {
-      fail(ctx, "scales has ", scales.size(), " entries for input ", describe(in, x.dtype()),
-           "; expected ", rank, " (or give sizes)");
-    }
-    for (size_t d = 0; d < rank; ++d) {
-      if (!(scales[d] > 0)) fail(ctx, "scale ", scales[d], " of dim ", d, " is not positive");
-      scale[d] = scales[d];
-      double span = s.transform == "tf_crop_and_resize" ? roi[d + rank] - roi[d] : 1.0;
-      out[d] = toInt64(ctx, std::floor(static_cast<double>(in[d]) * span * scales[d]),
-                       "the output size (dim times scale)");
-      if (out[d] < 0) fail(ctx, "the output size of dim ", d, " is negative");
-    }
-  }
+  opdef::ResizeGeometry g = opdef::resizeGeometry(ContextView(ctx));
+  Settings s = settingsOf(ctx, g.legacyPositions);
+  const Shape& out = g.out;
+  const std::vector<double>& scale = g.scale;
+  const std::vector<double>& roi = g.roi;
   std::vector<std::vector<Taps>> taps(rank);
   for (size_t d = 0; d < rank; ++d) {
     for (int64_t i = 0; i < out[d]; ++i) {
