@@ -8,7 +8,7 @@
 #include "holders.h"
 #include "kiln/remote/launcher.h"
 #include "kiln/remote/session.h"
-#include "kiln/runtime/rpc/tracker.h"
+#include "kiln/runtime/rpc/tracker_client.h"
 
 namespace kiln::python {
 

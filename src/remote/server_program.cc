@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <vector>
 
 #include "kiln/support/error.h"
 
@@ -21,17 +22,29 @@ std::string findServer(const std::string& programDir, const std::string& relativ
   return name;
 }
 
-std::string findRuntimeLibrary(const std::string& serverPath) {
+std::vector<std::string> findRuntimeLibraries(const std::string& serverPath) {
   std::filesystem::path dir = std::filesystem::path(serverPath).parent_path();
   std::string tried;
-  for (const char* rel :
-       {"libkiln_runtime.so", "../lib/libkiln_runtime.so", "../src/runtime/libkiln_runtime.so"}) {
-    std::filesystem::path p = (dir / rel).lexically_normal();
+  for (const char* rel : {".", "../lib"}) {
+    std::filesystem::path folder = (dir / rel).lexically_normal();
     std::error_code ec;
-    if (std::filesystem::exists(p, ec)) return p.string();
-    tried += (tried.empty() ? "" : ", ") + p.string();
+    if (!std::filesystem::exists(folder / "libkiln_runtime.so", ec)) {
+      tried += (tried.empty() ? "" : ", ") + folder.string();
+      continue;
+    }
+    std::vector<std::string> found;
+    for (const char* lib : {"libkiln_runtime.so", "libkiln_rpc.so", "libkiln_runtime_ops.so",
+                            "libkiln_runtime_debug.so"}) {
+      std::filesystem::path p = folder / lib;
+      if (!std::filesystem::exists(p, ec)) {
+        throw Error(strCat("the runtime library ", p.string(), " of '", serverPath,
+                           "' is missing; the runtime's parts are installed together"));
+      }
+      found.push_back(p.string());
+    }
+    return found;
   }
-  throw Error(strCat("the runtime library of '", serverPath, "' is not in ", tried));
+  throw Error(strCat("the runtime libraries of '", serverPath, "' are not in ", tried));
 }
 
 int portOf(const std::string& line, const std::string& command) {

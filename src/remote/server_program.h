@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace kiln::remote {
 
@@ -9,9 +10,10 @@ namespace kiln::remote {
 // up in PATH).
 std::string findServer(const std::string& programDir, const std::string& relative, const char* env,
                        const std::string& name);
-// The runtime library SERVER_PATH links (beside it, in ../lib, or in the build tree's
-// ../src/runtime), for devices that do not have it; throws kiln::Error naming where it looked.
-std::string findRuntimeLibrary(const std::string& serverPath);
+// The runtime's libraries SERVER_PATH needs (the core, RPC, run-time ops and the debug executor,
+// beside it or in ../lib), for devices that do not have them; throws kiln::Error naming where it
+// looked or which part is missing.
+std::vector<std::string> findRuntimeLibraries(const std::string& serverPath);
 // The port in "kiln rpc server listening on HOST:PORT", the first line COMMAND printed.
 int portOf(const std::string& line, const std::string& command);
 

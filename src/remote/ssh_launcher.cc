@@ -75,7 +75,8 @@ class SshLauncher : public Launcher {
     }
     target_ = arch == runtime::hostArch() ? "" : strCat("llvm -mtriple=", arch, "-linux-gnu");
     std::vector<std::string> copy = scp_;
-    copy.insert(copy.end(), {server, findRuntimeLibrary(server)});
+    copy.push_back(server);
+    for (const std::string& lib : findRuntimeLibraries(server)) copy.push_back(lib);
     copy.insert(copy.end(), files_.begin(), files_.end());
     std::string folder = trimmed(run({"mktemp", "-d", "/tmp/kiln-device-XXXXXX"}));
     if (folder.rfind("/tmp/kiln-device-", 0) != 0) {

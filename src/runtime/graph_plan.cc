@@ -255,6 +255,11 @@ class PlanReader {
     where_ = strCat("kernels[", i, "].runtime_op.op");
     std::string op = j.at("op").asString();
     k.runtimeOp = findRuntimeOp(op);
+    if (k.runtimeOp == nullptr && !runtimeOpsUnavailable().empty()) {
+      throw Error(strCat("op '", op, "' runs in the runtime's op library ", kRuntimeOpsLibrary,
+                         ", which is not here: ", runtimeOpsUnavailable(),
+                         "; install it beside libkiln_runtime.so"));
+    }
     if (k.runtimeOp == nullptr) {
       std::string known;
       for (const std::string& name : runtimeOpNames()) known += (known.empty() ? "" : ", ") + name;

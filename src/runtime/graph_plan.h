@@ -118,7 +118,13 @@ Module makeGraphExecutor(std::shared_ptr<const GraphPlan> plan, const GraphParam
 // The debug executor (typeKey "debug_executor"): a graph executor with `profile(keep_outputs)`
 // (runs once, timing every kernel; returns one JSON row per kernel) and
 // `get_node_output(kernel, j)` (output J of KERNEL as the last profile with keep_outputs left it:
-// an NDArray, or a TensorList for a sequence or optional).
+// an NDArray, or a TensorList for a sequence or optional). It lives in libkiln_runtime_debug,
+// which registers its maker as it loads; makeDebugExecutor loads it from beside the core on first
+// use when the program did not link it, and fails naming the library when it is not there.
+using DebugExecutorMaker = Module (*)(std::shared_ptr<const GraphPlan> plan,
+                                      const GraphParams& params, Device device);
+inline constexpr const char* kDebugLibrary = "libkiln_runtime_debug.so";
+void registerDebugExecutor(DebugExecutorMaker maker);
 Module makeDebugExecutor(std::shared_ptr<const GraphPlan> plan, const GraphParams& params,
                          Device device);
 

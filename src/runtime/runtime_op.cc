@@ -1,103 +1,25 @@
-// The table of ops the runtime executes itself, by ONNX op type.
+// The registry of the ops the runtime executes itself (filled by libkiln_runtime_ops as it
+// loads), and the defaults of RuntimeOpContext.
 #include "kiln/runtime/runtime_op.h"
 
-#include <map>
+#include <atomic>
 
+#include "companion_library.h"
 #include "kiln/support/error.h"
-#include "ops/runtime_ops.h"
 
 namespace kiln::runtime {
 namespace {
 
-const std::map<std::string, RuntimeOpFn>& table() {
-  static const std::map<std::string, RuntimeOpFn> kOps = {
-      {"Compress", ops::runCompress},
-      {"ConstantOfShape", ops::runConstantOfShape},
-      {"CumSum", ops::runCumSum},
-      {"Expand", ops::runExpand},
-      {"Flatten", ops::runFlatten},
-      {"Identity", ops::runIdentity},
-      {"NonZero", ops::runNonZero},
-      {"Pad", ops::runPad},
-      {"Range", ops::runRange},
-      {"ReduceSum", ops::runReduceSum},
-      {"Reshape", ops::runReshape},
-      {"Shape", ops::runShape},
-      {"Size", ops::runSize},
-      {"Slice", ops::runSlice},
-      {"Split", ops::runSplit},
-      {"Squeeze", ops::runSqueeze},
-      {"Tile", ops::runTile},
-      {"TopK", ops::runTopK},
-      {"Unique", ops::runUnique},
-      {"Unsqueeze", ops::runUnsqueeze},
-      {"Cast", ops::runCast},
-      {"CastLike", ops::runCast},
-      {"StringNormalizer", ops::runStringNormalizer},
-      {"Where", ops::runWhere},
-      {"Resize", ops::runResize},
-      {"Upsample", ops::runResize},
-      {"NonMaxSuppression", ops::runNonMaxSuppression},
-      {"ScatterElements", ops::runScatterElements},
-      {"Scatter", ops::runScatterElements},
-      {"ScatterND", ops::runScatterND},
-      {"GatherND", ops::runGatherND},
-      {"OneHot", ops::runOneHot},
-      {"EyeLike", ops::runEyeLike},
-      {"Shrink", ops::runShrink},
-      {"ReverseSequence", ops::runReverseSequence},
-      {"Det", ops::runDet},
-      {"QuantizeLinear", ops::runQuantizeLinear},
-      {"DequantizeLinear", ops::runDequantizeLinear},
-      {"MatMulInteger", ops::runMatMulInteger},
-      {"QLinearMatMul", ops::runQLinearMatMul},
-      {"ConvInteger", ops::runConvInteger},
-      {"QLinearConv", ops::runQLinearConv},
-      {"Adagrad", ops::runAdagrad},
-      {"Momentum", ops::runMomentum},
-      {"Adam", ops::runAdam},
-      {"Einsum", ops::runEinsum},
-      {"GridSample", ops::runGridSample},
-      {"BatchNormalization", ops::runBatchNormalization},
-      {"Dropout", ops::runDropout},
-      {"MaxPool", ops::runMaxPool},
-      {"AveragePool", ops::runAveragePool},
-      {"MaxUnpool", ops::runMaxUnpool},
-      {"RoiAlign", ops::runRoiAlign},
-      {"DFT", ops::runDft},
-      {"TfIdfVectorizer", ops::runTfIdfVectorizer},
-      {"STFT", ops::runStft},
-      {"MelWeightMatrix", ops::runMelWeightMatrix},
-      {"RNN", ops::runRnn},
-      {"GRU", ops::runGru},
-      {"LSTM", ops::runLstm},
-      {"SequenceEmpty", ops::runSequenceEmpty},
-      {"SequenceConstruct", ops::runSequenceConstruct},
-      {"SequenceInsert", ops::runSequenceInsert},
-      {"SequenceAt", ops::runSequenceAt},
-      {"SequenceErase", ops::runSequenceErase},
-      {"SequenceLength", ops::runSequenceLength},
-      {"SplitToSequence", ops::runSplitToSequence},
-      {"ConcatFromSequence", ops::runConcatFromSequence},
-      {"Optional", ops::runOptional},
-      {"OptionalHasElement", ops::runOptionalHasElement},
-      {"OptionalGetElement", ops::runOptionalGetElement},
-      {"If", ops::runIf},
-      {"Loop", ops::runLoop},
-      {"Scan", ops::runScan},
-  };
-  // Elementwise ops share one implementation per arity, which reads ctx.op().
-  static const auto* kAll = [] {
-    auto* all = new std::map<std::string, RuntimeOpFn>(kOps);
-    for (const char* op : {"Neg", "Abs", "Sign", "Relu", "Sqrt", "Exp", "Log", "Cos", "Sin", "Tan",
-                           "Tanh", "Erf", "Floor", "Ceil", "Round", "Reciprocal", "Sigmoid", "Not"})
-      (*all)[op] = ops::runUnary;
-    for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Equal", "Less",
-                           "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor"})
-      (*all)[op] = ops::runBinary;
-    return all;
-  }();
-  return *kAll;
+std::atomic<const RuntimeOpTable*> gTable{nullptr};
+
+// The registered table; loads libkiln_runtime_ops.so from beside the core when none is.
+const RuntimeOpTable* table() {
+  const RuntimeOpTable* t = gTable.load(std::memory_order_acquire);
+  if (t == nullptr) {
+    loadCompanionLibrary(kRuntimeOpsLibrary);
+    t = gTable.load(std::memory_order_acquire);
+  }
+  return t;
 }
 
 }  // namespace
@@ -123,15 +45,28 @@ void RuntimeOpContext::setListOutput(
   throw Error(strCat(label(), ": output ", i, " is a tensor, not a sequence or optional"));
 }
 
+void registerRuntimeOps(const RuntimeOpTable& ops) {
+  gTable.store(&ops, std::memory_order_release);
+}
+
 RuntimeOpFn findRuntimeOp(const std::string& name) {
-  auto it = table().find(name);
-  return it == table().end() ? nullptr : it->second;
+  const RuntimeOpTable* t = table();
+  if (t == nullptr) return nullptr;
+  auto it = t->find(name);
+  return it == t->end() ? nullptr : it->second;
 }
 
 std::vector<std::string> runtimeOpNames() {
   std::vector<std::string> names;
-  for (const auto& [name, fn] : table()) names.push_back(name);
+  if (const RuntimeOpTable* t = table()) {
+    for (const auto& [name, fn] : *t) names.push_back(name);
+  }
   return names;
+}
+
+const std::string& runtimeOpsUnavailable() {
+  static const std::string kNone;
+  return table() != nullptr ? kNone : loadCompanionLibrary(kRuntimeOpsLibrary);
 }
 
 }  // namespace kiln::runtime

@@ -17,7 +17,7 @@ namespace {
 
 // Two chains for objgen: Mul + Add (the Mul's output is the Add's second operand), then a Mul
 // alone; both kernels define the same global helper, which only links once kiln localises it.
-const char* kModel = R"(graph main(%x: float32[2,3,4], %z: float32[2,3,4]) {
+const char* kObjectModel = R"(graph main(%x: float32[2,3,4], %z: float32[2,3,4]) {
   %w = const float32[2,3,4] random(seed=1)
   %m = Mul(%x, %w)
   %a = Add(%z, %m)
@@ -35,7 +35,7 @@ std::shared_ptr<driver::CompileContext> objgenContext(const char* extension) {
 std::vector<transform::OffloadRecord> compile(
     const std::string& path, driver::CompileOptions o,
     const std::shared_ptr<driver::CompileContext>& context = objgenContext(KILN_OBJECT_EXTENSION)) {
-  auto graph = ir::parseGraph(kModel, context->ops());
+  auto graph = ir::parseGraph(kObjectModel, context->ops());
   std::vector<transform::OffloadRecord> records;
   o.context = context;
   o.onOffload = [&records](const std::string&, const transform::OffloadRecord& r) {
@@ -45,7 +45,7 @@ std::vector<transform::OffloadRecord> compile(
   return records;
 }
 
-std::vector<float> run(const std::string& path, const std::vector<float>& x,
+std::vector<float> runObjectModel(const std::string& path, const std::vector<float>& x,
                        const std::vector<float>& z) {
   runtime::Module ex = runtime::loadModule(path)["default"](runtime::Device::cpu()).asModule();
   ex["set_input"](0, toArray(x, {2, 3, 4}));
@@ -74,9 +74,9 @@ TEST(ObjectOffload, LinkedCodeRunsWithoutTheExtension) {
                   .asObject()
                   .empty());
   std::vector<float> x = randomVector(24, 2), z = randomVector(24, 3);
-  std::vector<float> want = run(dir + "/own.so", x, z);
-  EXPECT_LT(relativeError(run(dir + "/graph.so", x, z), want), 1e-6);
-  EXPECT_LT(relativeError(run(dir + "/aot.so", x, z), want), 1e-6);
+  std::vector<float> want = runObjectModel(dir + "/own.so", x, z);
+  EXPECT_LT(relativeError(runObjectModel(dir + "/graph.so", x, z), want), 1e-6);
+  EXPECT_LT(relativeError(runObjectModel(dir + "/aot.so", x, z), want), 1e-6);
 }
 
 TEST(ObjectOffload, BrokenObjectsAreRefusedNamingTheBackend) {

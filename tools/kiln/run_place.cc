@@ -8,7 +8,7 @@
 #include "kiln/remote/launcher.h"
 #include "kiln/remote/session.h"
 #include "kiln/runtime/rpc/server.h"
-#include "kiln/runtime/rpc/tracker.h"
+#include "kiln/runtime/rpc/tracker_client.h"
 #include "kiln/runtime/time_evaluator.h"
 
 namespace kiln::cli {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -75,8 +76,18 @@ class RuntimeOpContext {
 
 using RuntimeOpFn = void (*)(RuntimeOpContext& ctx);
 
-// The implementation of op NAME (an ONNX op type), or nullptr.
+using RuntimeOpTable = std::map<std::string, RuntimeOpFn>;
+
+// The ops live in libkiln_runtime_ops, which registers its table as it loads; the core loads it
+// from its own folder on first use when the program did not link it.
+inline constexpr const char* kRuntimeOpsLibrary = "libkiln_runtime_ops.so";
+void registerRuntimeOps(const RuntimeOpTable& ops);  // OPS outlives every caller
+
+// The implementation of op NAME (an ONNX op type), or nullptr (also when the ops library is not
+// there: runtimeOpsUnavailable says why).
 RuntimeOpFn findRuntimeOp(const std::string& name);
-std::vector<std::string> runtimeOpNames();  // sorted
+std::vector<std::string> runtimeOpNames();  // sorted; empty without the ops library
+// "" when the ops library is registered, else why it could not be loaded.
+const std::string& runtimeOpsUnavailable();
 
 }  // namespace kiln::runtime

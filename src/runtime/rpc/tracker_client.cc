@@ -4,7 +4,7 @@
 
 #include "handshake.h"
 #include "json_message.h"
-#include "kiln/runtime/rpc/tracker.h"
+#include "kiln/runtime/rpc/tracker_client.h"
 #include "kiln/runtime/rpc/tracker_messages.h"
 
 namespace kiln::runtime::rpc {

@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "kiln/runtime/rpc/server.h"
-#include "kiln/runtime/rpc/tracker.h"
+#include "kiln/runtime/rpc/tracker_client.h"
 #include "kiln/runtime/rpc/wire.h"
 
 namespace kiln::runtime::rpc {

@@ -1,7 +1,9 @@
 // The tracker: pools RPC servers by key and hands a free one to each client that asks, by priority
 // then in order of asking. Servers register with it (kiln rpc server --tracker --key) and report
 // when their sessions start and end; a client asks for a session by key with a timeout and gets a
-// clear error naming the key and its wait when none frees in time. See docs/rpc.md.
+// clear error naming the key and its wait when none frees in time. See docs/rpc.md. The client's
+// side (asking for a session, the status) is tracker_client.h, in libkiln_rpc; the tracker itself
+// is a host tool (kiln_tracker).
 #pragma once
 
 #include <atomic>
@@ -10,7 +12,7 @@
 #include <string>
 
 #include "kiln/runtime/rpc/client.h"
-#include "kiln/support/json.h"
+#include "kiln/runtime/rpc/tracker_client.h"
 
 namespace kiln::runtime::rpc {
 
@@ -41,28 +43,5 @@ class Tracker {
   std::unique_ptr<Impl> impl_;
   std::atomic<bool> stopping_{false};
 };
-
-// "HOST:PORT" (as given to OPTION), or a kiln::Error saying what was expected.
-struct HostPort {
-  std::string host;
-  int port = 0;
-};
-HostPort parseHostPort(const std::string& text, const std::string& option);
-
-struct SessionRequest {
-  std::string key;
-  int priority = 0;       // higher is served first; equal priorities in order of asking
-  Millis timeout{60000};  // waiting for a free server
-  ClientOptions client;   // the session's options; its token is presented to the tracker too
-};
-
-// A session on a server with REQUEST.key, from the tracker at TRACKER. Throws RpcError naming the
-// key and how long it waited when none frees within the timeout.
-std::shared_ptr<Client> requestSession(const HostPort& tracker, const SessionRequest& request);
-
-// The tracker's state: {"servers": [{key, address, state, since_s}], "queue": [{key, priority,
-// waited_s, peer}], "sessions_served": N}.
-Json trackerStatus(const HostPort& tracker, const std::string& token,
-                   Millis timeout = Millis(10000));
 
 }  // namespace kiln::runtime::rpc

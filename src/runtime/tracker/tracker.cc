@@ -12,8 +12,8 @@
 #include <system_error>
 #include <thread>
 
-#include "handshake.h"
-#include "json_message.h"
+#include "../rpc/handshake.h"
+#include "../rpc/json_message.h"
 #include "kiln/runtime/artifact.h"
 #include "kiln/runtime/rpc/tracker_messages.h"
 #include "tracker_pool.h"

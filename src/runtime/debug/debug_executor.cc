@@ -3,8 +3,8 @@
 // is the graph executor's own functions.
 #include <chrono>
 
-#include "executor_util.h"
-#include "graph_plan.h"
+#include "../executor_util.h"
+#include "../graph_plan.h"
 #include "kiln/support/error.h"
 
 namespace kiln::runtime {
@@ -115,11 +115,16 @@ class DebugExecutorNode final : public ModuleNode {
   std::vector<std::vector<Value>> outputs_;
 };
 
-}  // namespace
-
-Module makeDebugExecutor(std::shared_ptr<const GraphPlan> plan, const GraphParams& params,
-                         Device device) {
+Module makeDebugExecutorNode(std::shared_ptr<const GraphPlan> plan, const GraphParams& params,
+                             Device device) {
   return Module(std::make_shared<DebugExecutorNode>(std::move(plan), params, device));
 }
 
+// Registered when the library loads: linked into a program, or loaded by the core on first use.
+const bool kRegistered = [] {
+  registerDebugExecutor(makeDebugExecutorNode);
+  return true;
+}();
+
+}  // namespace
 }  // namespace kiln::runtime
