@@ -32,8 +32,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (kiln_api_version() != KILN_C_API_VERSION) {
-    fprintf(stderr, "run_model: the runtime speaks C ABI %d, this program %d\n",
-            kiln_api_version(), KILN_C_API_VERSION);
+    fprintf(stderr, "run_model: the runtime speaks C ABI %d, this program %d\n", kiln_api_version(),
+            KILN_C_API_VERSION);
     return 1;
   }
   KilnModuleHandle lib = NULL;

@@ -75,7 +75,8 @@ ResizeGeometry resizeGeometry(const OpView& op) {
     for (size_t d = 0; d < rank; ++d) {
       if ((*a.sizes)[d] < 0) fail(op, "sizes ", listStr(*a.sizes), " has a negative entry");
       g.out[d] = (*a.sizes)[d];
-      if (x[d] != kUnknownDim) g.scale[d] = static_cast<double>(g.out[d]) / static_cast<double>(x[d]);
+      if (x[d] != kUnknownDim)
+        g.scale[d] = static_cast<double>(g.out[d]) / static_cast<double>(x[d]);
     }
     return g;
   }

@@ -111,8 +111,7 @@ int main(int argc, char** argv) {
         return 2;
       }
       inputsAs = value;
-    }
-    else if (key == "--every") {
+    } else if (key == "--every") {
       char* end = nullptr;
       every = std::strtol(value.c_str(), &end, 10);
       if (*end != '\0' || every < 1) {

@@ -12,10 +12,10 @@
 
 #include "kiln/driver/compile.h"
 #include "kiln/frontend/onnx/importer.h"
+#include "kiln/frontend/onnx/tensor_proto.h"
 #include "kiln/ir/constant_eval.h"
 #include "kiln/ir/op_registry.h"
 #include "kiln/opdef/rule_ops.h"
-#include "kiln/frontend/onnx/tensor_proto.h"
 #include "kiln/runtime/module.h"
 #include "kiln/support/error.h"
 #include "kiln/support/json.h"

@@ -46,7 +46,7 @@ std::vector<transform::OffloadRecord> compile(
 }
 
 std::vector<float> runObjectModel(const std::string& path, const std::vector<float>& x,
-                       const std::vector<float>& z) {
+                                  const std::vector<float>& z) {
   runtime::Module ex = runtime::loadModule(path)["default"](runtime::Device::cpu()).asModule();
   ex["set_input"](0, toArray(x, {2, 3, 4}));
   ex["set_input"](1, toArray(z, {2, 3, 4}));

@@ -15,7 +15,7 @@ namespace {
 // Adds OP on INPUTS as constants and as graph inputs; both outputs must equal WANT (RTOL 0:
 // exactly, as both sides apply one rule).
 void addBothWays(OpGraph& g, const std::string& op, const std::vector<HostTensor>& inputs,
-              const ir::Attrs& a, const HostTensor& want, const std::string& what) {
+                 const ir::Attrs& a, const HostTensor& want, const std::string& what) {
   std::vector<ir::Value*> constants, graphInputs;
   for (const HostTensor& t : inputs) {
     constants.push_back(g.constant(t));
@@ -39,9 +39,9 @@ TEST(RuleAgreement, RangeCountIsExactForLargeIntegers) {
     double delta = 576460752303423488.0;  // 2^59
     HostTensor want = ints({5}, {-2 * delta, -delta, 0, delta, 2 * delta});
     addBothWays(g, "Range",
-             {scalarOf(start, DataType::int64()), scalarOf(limit, DataType::int64()),
-              scalarOf(delta, DataType::int64())},
-             {}, want, "Range int64 near 2^61");
+                {scalarOf(start, DataType::int64()), scalarOf(limit, DataType::int64()),
+                 scalarOf(delta, DataType::int64())},
+                {}, want, "Range int64 near 2^61");
   });
 }
 
@@ -55,9 +55,9 @@ TEST(RuleAgreement, RangeValuesAccumulateInTheElementType) {
     for (float v = start; values.size() < 400; v += delta) values.push_back(v);
     HostTensor want = ints({400}, values, DataType::float32());
     addBothWays(g, "Range",
-             {scalarOf(start, DataType::float32()), scalarOf(limit, DataType::float32()),
-              scalarOf(delta, DataType::float32())},
-             {}, want, "Range float32 accumulated");
+                {scalarOf(start, DataType::float32()), scalarOf(limit, DataType::float32()),
+                 scalarOf(delta, DataType::float32())},
+                {}, want, "Range float32 accumulated");
   });
 }
 
@@ -66,10 +66,10 @@ TEST(RuleAgreement, RangeValuesAccumulateInTheElementType) {
 TEST(RuleAgreement, UpsampleSevenTakesFloatScales) {
   checkAtAllLevels([](OpGraph& g) {
     HostTensor x = ints({1, 1, 2, 2}, {1, 2, 3, 4}, DataType::float32());
-    HostTensor want = ints({1, 1, 3, 5}, {1, 1, 1, 2, 2, 1, 1, 1, 2, 2, 3, 3, 3, 4, 4},
-                           DataType::float32());
-    ir::Attrs a = attrs({{"mode", std::string("nearest")},
-                         {"scales", std::vector<double>{1.0, 1.0, 1.5, 2.5}}});
+    HostTensor want =
+        ints({1, 1, 3, 5}, {1, 1, 1, 2, 2, 1, 1, 1, 2, 2, 3, 3, 3, 4, 4}, DataType::float32());
+    ir::Attrs a = attrs(
+        {{"mode", std::string("nearest")}, {"scales", std::vector<double>{1.0, 1.0, 1.5, 2.5}}});
     ir::Value* y = g.node("Upsample", {g.input(x)}, a);
     EXPECT_EQ(y->type.shape, want.shape);
     g.expect(y, want, "Upsample-7 scales [1,1,1.5,2.5]", 0.0);
@@ -83,9 +83,9 @@ TEST(RuleAgreement, SliceIntMaxEndWithNegativeStepReverses) {
     HostTensor x = ints({5}, {0, 1, 2, 3, 4}, DataType::float32());
     double intMax = std::numeric_limits<int32_t>::max();
     addBothWays(g, "Slice", {x, int64s({-1}), ints({1}, {intMax}), int64s({0}), int64s({-1})}, {},
-             ints({5}, {4, 3, 2, 1, 0}, DataType::float32()), "Slice [-1:INT_MAX:-1]");
+                ints({5}, {4, 3, 2, 1, 0}, DataType::float32()), "Slice [-1:INT_MAX:-1]");
     addBothWays(g, "Slice", {x, int64s({3}), ints({1}, {intMax}), int64s({0}), int64s({1})}, {},
-             ints({2}, {3, 4}, DataType::float32()), "Slice [3:INT_MAX]");
+                ints({2}, {3, 4}, DataType::float32()), "Slice [3:INT_MAX]");
   });
 }
 

@@ -30,8 +30,8 @@ class OpView {
   virtual int64_t attrInt(const std::string& name, int64_t dflt) const = 0;
   virtual double attrFloat(const std::string& name, double dflt) const = 0;
   virtual std::string attrString(const std::string& name, const std::string& dflt) const = 0;
-  virtual std::vector<int64_t> attrInts(const std::string& name) const = 0;     // empty if absent
-  virtual std::vector<double> attrFloats(const std::string& name) const = 0;    // empty if absent
+  virtual std::vector<int64_t> attrInts(const std::string& name) const = 0;   // empty if absent
+  virtual std::vector<double> attrFloats(const std::string& name) const = 0;  // empty if absent
 
   virtual size_t numInputs() const = 0;
   virtual bool hasInput(size_t i) const = 0;  // false for an omitted optional input

@@ -1,9 +1,9 @@
 // Constant evaluation of ops that only move elements: reshape-likes, Gather, Concat, Slice,
 // Expand and Transpose. They copy element bytes, so they work for every dtype.
-#include "kiln/ir/node_view.h"
-#include "kiln/opdef/slice.h"
 #include "eval_util.h"
 #include "evaluators.h"
+#include "kiln/ir/node_view.h"
+#include "kiln/opdef/slice.h"
 #include "kiln/support/error.h"
 
 namespace kiln::ir::eval {

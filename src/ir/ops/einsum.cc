@@ -1,8 +1,9 @@
 // Type inference of Einsum (executed by the runtime): the output's dims are the sizes of the
 // labels src/opdef's parse of the equation keeps.
+#include "kiln/opdef/einsum.h"
+
 #include "infer_util.h"
 #include "kiln/ir/node_view.h"
-#include "kiln/opdef/einsum.h"
 #include "register_ops.h"
 
 namespace kiln::ir::ops {

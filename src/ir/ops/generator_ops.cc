@@ -71,7 +71,8 @@ void inferRange(Node& node) {
   if (!isFloatType(t) && !isSignedIntType(t)) {
     fail(node, "inputs have type ", t.str(), "; expected a float or signed integer type");
   }
-  setOutput(node, 0, {t, opdef::rangeShape(NodeView(node), isFloatType(t), t == DataType::float32())});
+  setOutput(node, 0,
+            {t, opdef::rangeShape(NodeView(node), isFloatType(t), t == DataType::float32())});
 }
 
 }  // namespace

@@ -17,7 +17,6 @@ std::string inputLabel(size_t i, const char* what) {
 
 }  // namespace
 
-
 bool hasInput(const Node& node, size_t i) { return i < node.inputs.size() && node.inputs[i]; }
 
 const TensorType& inputType(const Node& node, size_t i, const char* what) {

@@ -1,8 +1,9 @@
 // Type inference of Slice: the ranges of src/opdef, unknown where the arguments or the sliced dims
 // are known only at run time (the runtime executes such a Slice).
+#include "kiln/opdef/slice.h"
+
 #include "infer_util.h"
 #include "kiln/ir/node_view.h"
-#include "kiln/opdef/slice.h"
 #include "register_ops.h"
 
 namespace kiln::ir::ops {

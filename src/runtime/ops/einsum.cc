@@ -1,10 +1,11 @@
-// Einsum (equation parsed by src/opdef): the sum over the equation's labels that the output does not keep of the product of the
-// inputs' elements, in double; repeated labels within an input take its diagonal, and "..."
-// stands for broadcast dims.
+// Einsum (equation parsed by src/opdef): the sum over the equation's labels that the output does
+// not keep of the product of the inputs' elements, in double; repeated labels within an input take
+// its diagonal, and "..." stands for broadcast dims.
+#include "kiln/opdef/einsum.h"
+
 #include <map>
 
 #include "context_view.h"
-#include "kiln/opdef/einsum.h"
 #include "op_util.h"
 #include "runtime_ops.h"
 

@@ -49,7 +49,8 @@ std::vector<double> attrFloats(const RuntimeOpContext& ctx, const std::string& n
   std::vector<double> out;
   if (!hasAttr(ctx, name)) return out;
   const Json& v = ctx.attrs().at(name);
-  if (!v.isArray()) fail(ctx, "attribute '", name, "' is ", v.dump(), "; expected a list of floats");
+  if (!v.isArray())
+    fail(ctx, "attribute '", name, "' is ", v.dump(), "; expected a list of floats");
   for (const Json& e : v.asArray()) {
     if (!e.isNumber()) fail(ctx, "attribute '", name, "' has ", e.dump(), "; expected numbers");
     out.push_back(e.asDouble());
@@ -165,6 +166,5 @@ NDArray copyToOutput(RuntimeOpContext& ctx, size_t i, const NDArray& x) {
   y.copyFrom(x);
   return y;
 }
-
 
 }  // namespace kiln::runtime::ops

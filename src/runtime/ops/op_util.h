@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "../executor_util.h"
-#include "kiln/runtime/runtime_op.h"
 #include "kiln/opdef/op_view.h"
+#include "kiln/runtime/runtime_op.h"
 #include "kiln/support/error.h"
 
 namespace kiln::runtime::ops {

@@ -2,11 +2,12 @@
 // coordinate transformation mode of ONNX, as the ONNX reference computes it: for each output
 // element and each dim, the N input positions nearest the transformed coordinate (edge values
 // past the border) and their weights; the element is the weighted sum over all dims' positions.
+#include "kiln/opdef/resize.h"
+
 #include <algorithm>
 #include <cmath>
 
 #include "context_view.h"
-#include "kiln/opdef/resize.h"
 #include "op_util.h"
 #include "runtime_ops.h"
 

@@ -1,7 +1,8 @@
 // Slice with starts, ends, axes or steps known only at run time: src/opdef's ranges, then a
 // strided copy.
-#include "context_view.h"
 #include "kiln/opdef/slice.h"
+
+#include "context_view.h"
 #include "op_util.h"
 #include "runtime_ops.h"
 

@@ -1,10 +1,11 @@
 // Asking a tracker: for a session on a server of a key, and for its status.
+#include "kiln/runtime/rpc/tracker_client.h"
+
 #include <algorithm>
 #include <cstdlib>
 
 #include "handshake.h"
 #include "json_message.h"
-#include "kiln/runtime/rpc/tracker_client.h"
 #include "kiln/runtime/rpc/tracker_messages.h"
 
 namespace kiln::runtime::rpc {
