@@ -3,8 +3,9 @@
 #   include/   kiln/... (the runtime's and the compiler's public headers, the C ABI)
 #   lib/       libkiln_runtime.so (the core) and its parts (run-time ops, debug, RPC), found
 #              beside each other; libkiln_support.a (what the C++ headers' inline code calls)
+#              libkiln_compiler.so (the compiler, for programs that compile models)
 #   lib/cmake/kiln/        find_package(kiln): imported targets kiln::runtime (the core; C and
-#                          C++), kiln::runtime_ops, kiln::runtime_debug, kiln::rpc
+#                          C++), kiln::runtime_ops, kiln::runtime_debug, kiln::rpc, kiln::compiler
 #   lib/pkgconfig/kiln-runtime.pc   the core for C programs: pkg-config --cflags --libs kiln-runtime
 include(CMakePackageConfigHelpers)
 include(GNUInstallDirs)
@@ -15,14 +16,19 @@ set_target_properties(kiln_runtime_ops PROPERTIES EXPORT_NAME runtime_ops)
 set_target_properties(kiln_runtime_debug PROPERTIES EXPORT_NAME runtime_debug)
 set_target_properties(kiln_rpc PROPERTIES EXPORT_NAME rpc)
 set_target_properties(kiln_support PROPERTIES EXPORT_NAME support)
+set(installed_libraries kiln_runtime kiln_runtime_ops kiln_runtime_debug kiln_rpc kiln_support)
+if(TARGET kiln_compiler)
+  set_target_properties(kiln_compiler PROPERTIES EXPORT_NAME compiler)
+  list(APPEND installed_libraries kiln_compiler)
+endif()
 # The installed headers are found under the prefix, the build tree's under the source tree.
-foreach(t kiln_runtime kiln_runtime_ops kiln_runtime_debug kiln_rpc kiln_support)
+foreach(t ${installed_libraries})
   get_target_property(dirs ${t} INTERFACE_INCLUDE_DIRECTORIES)
   set_target_properties(${t} PROPERTIES INTERFACE_INCLUDE_DIRECTORIES
     "$<BUILD_INTERFACE:${KILN_INCLUDE_DIR}>;$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
 endforeach()
 
-install(TARGETS kiln_runtime kiln_runtime_ops kiln_runtime_debug kiln_rpc kiln_support
+install(TARGETS ${installed_libraries}
   EXPORT kilnTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT kiln
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT kiln)

@@ -250,7 +250,7 @@ static int32_t run(void* state, void* const* args) {
 static const KilnBackendRuntime kRuntime = {sizeof(KilnBackendRuntime), create, run, destroy};
 
 /* NOLINTBEGIN(readability-identifier-naming) */
-uint32_t kiln_extension_api_version(void) { return KILN_EXTENSION_API_VERSION; }
+uint32_t kiln_extension_api_version(void) { return KILN_ABI_VERSION; }
 
 const KilnBackendRuntime* kiln_backend_runtime(const char* backend) {
   return strcmp(backend, "dnnl") == 0 ? &kRuntime : NULL;

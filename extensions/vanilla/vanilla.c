@@ -177,7 +177,7 @@ static const KilnBackendRuntime kRuntime = {sizeof(KilnBackendRuntime), vanilla_
 /* ---- the exported functions (the C ABI's names are snake_case) ---- */
 /* NOLINTBEGIN(readability-identifier-naming) */
 
-uint32_t kiln_extension_api_version(void) { return KILN_EXTENSION_API_VERSION; }
+uint32_t kiln_extension_api_version(void) { return KILN_ABI_VERSION; }
 
 /* Batch normalisations are folded into the convolutions before vanilla partitions, so that Conv,
  * BatchNormalization, Relu is a Conv with a bias and a Relu even at opt level 1, where kiln does

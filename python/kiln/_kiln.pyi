@@ -4,8 +4,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 version: str
 producer: str
 artifact_format_version: int
-c_api_version: int
-extension_api_version: int
+abi_version: int
 
 class KilnError(RuntimeError): ...
 class RpcError(KilnError, ConnectionError): ...

@@ -34,6 +34,9 @@ class Artifact:
         self.offloads: List[Dict[str, Any]] = list(result["offloads"])
         #: The extension libraries the compilation loaded (kiln loads their runtimes from these).
         self.extensions: List[str] = list(result["extensions"])
+        #: Distinct kernels kiln compiled, and how many more were identical to one of them.
+        self.kernels: int = int(result["kernels"])
+        self.shared_kernels: int = int(result["shared_kernels"])
         self._cleanup = weakref.finalize(self, shutil.rmtree, folder, True)
 
     @property

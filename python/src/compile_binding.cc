@@ -70,7 +70,7 @@ void bindCompile(py::module_& m) {
          const driver::BackendAttrs& backendAttrs) {
         std::vector<driver::OnnxModel> models;
         for (py::handle entry : entries) models.push_back(onnxModel(entry.cast<py::tuple>()));
-        std::vector<std::pair<std::string, transform::OffloadRecord>> offloads;
+        driver::CompileResult result;
         std::vector<std::string> files;
         {
           py::gil_scoped_release release;
@@ -86,22 +86,21 @@ void bindCompile(py::module_& m) {
           options.params = params;
           options.emit = emit;
           options.backendAttrs = backendAttrs;
-          options.onOffload = [&offloads](const std::string& model,
-                                          const transform::OffloadRecord& r) {
-            offloads.emplace_back(model, r);
-          };
-          driver::compileOnnxModels(models, output, options);
+          result = driver::compileOnnxModels(models, output, options);
         }
         py::list records;
-        for (const auto& [model, r] : offloads) records.append(offloadRecord(model, r));
-        return py::dict("offloads"_a = records, "extensions"_a = files);
+        for (const driver::ModelOffload& o : result.offloads)
+          records.append(offloadRecord(o.model, o.record));
+        return py::dict("offloads"_a = records, "extensions"_a = files,
+                        "kernels"_a = result.kernels, "shared_kernels"_a = result.sharedKernels);
       },
       "models"_a, "output"_a, py::kw_only(), "target"_a = "", "executor"_a = "graph",
       "input_shapes"_a = Shapes{}, "opt_level"_a = 3, "dump_ir"_a = "", "schedule"_a = "",
       "params"_a = "embedded", "emit"_a = "shared", "extensions"_a = std::vector<std::string>{},
       "backend_attrs"_a = driver::BackendAttrs{},
       "Compiles MODELS, a list of (name, path or serialized ModelProto bytes, input shapes), into "
-      "the library OUTPUT; returns {'offloads': [...], 'extensions': [loaded files]}.");
+      "the library OUTPUT; returns "
+      "{'offloads': [...], 'extensions': [loaded files], 'kernels', 'shared_kernels'}.");
 }
 
 }  // namespace kiln::python

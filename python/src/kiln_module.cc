@@ -26,6 +26,5 @@ PYBIND11_MODULE(_kiln, m) {
   m.attr("version") = KILN_VERSION;
   m.attr("producer") = kiln::runtime::producerVersion();
   m.attr("artifact_format_version") = kiln::runtime::kArtifactFormatVersion;
-  m.attr("c_api_version") = KILN_C_API_VERSION;
-  m.attr("extension_api_version") = KILN_EXTENSION_API_VERSION;
+  m.attr("abi_version") = KILN_ABI_VERSION;  // of every C interface (kiln/runtime/c_abi.h)
 }

@@ -1,7 +1,9 @@
-// The compiler pipeline, top to bottom: per model import, graph passes, lowering, memory plan and
-// executor code; then one code generation and link for every model of the library.
+// The compiler pipeline, top to bottom, in its named phases (compile_phase.h): per model import,
+// graph passes, partition, fuse, lower, plan and executor codegen; then one codegen and link for
+// every model of the library.
 #include "kiln/driver/compile.h"
 
+#include <algorithm>
 #include <cctype>
 #include <memory>
 #include <set>
@@ -12,12 +14,14 @@
 #include "kiln/driver/executor_codegen.h"
 #include "kiln/driver/kernel_pool.h"
 #include "kiln/driver/materialize_outputs.h"
+#include "kiln/driver/memory_plan_json.h"
 #include "kiln/driver/model_signature.h"
 #include "kiln/driver/offload_target.h"
 #include "kiln/driver/static_header.h"
 #include "kiln/driver/target_model.h"
 #include "kiln/frontend/onnx/importer.h"
 #include "kiln/ir/fused_group.h"
+#include "kiln/ir/printer.h"
 #include "kiln/kernel/lower.h"
 #include "kiln/runtime/artifact.h"
 #include "kiln/support/error.h"
@@ -87,29 +91,30 @@ std::vector<kernel::LoweredKernel> lowerAll(const std::vector<ir::FusedGroup>& g
   return kernels;
 }
 
-void dumpKernels(const std::string& dir, const std::vector<kernel::LoweredKernel>& kernels,
-                 const std::string& executor, const Json& metadata) {
-  std::string text, schedules;
+// The kernels' loop IR as --dump-ir's kernels.tir and --compile-to lower write it.
+std::string kernelsText(const std::vector<kernel::LoweredKernel>& kernels) {
+  std::string text;
   for (const kernel::LoweredKernel& k : kernels) {
     if (k.offload) {
       text += strCat("// ", k.func.name, ": offloaded to backend '", k.offload->backend, "'\n\n");
-      continue;
-    }
-    if (k.runtimeOp) {
+    } else if (k.runtimeOp) {
       text += strCat("// ", k.func.name, ": executed by the runtime (", k.runtimeOp->op, ")\n\n");
-      continue;
-    }
-    if (k.object) {
+    } else if (k.object) {
       text += strCat("// ", k.func.name, ": an object of backend '", k.object->backend,
                      "', linked in (its function ", k.object->entry, ")\n\n");
-      continue;
+    } else {
+      text += tir::printPrimFunc(k.func) + "\n";
     }
-    text += tir::printPrimFunc(k.func) + "\n";
-    schedules += kernel::scheduleRecord(k.schedule) + "\n";
   }
-  writeFileAtomic(dir + "/kernels.tir", text);
-  writeFileAtomic(dir + "/schedules.json", schedules);
-  writeFileAtomic(dir + "/" + executor + "_executor.json", metadata.dump(2));
+  return text;
+}
+
+std::string schedulesText(const std::vector<kernel::LoweredKernel>& kernels) {
+  std::string text;
+  for (const kernel::LoweredKernel& k : kernels) {
+    if (!k.offload && !k.runtimeOp && !k.object) text += kernel::scheduleRecord(k.schedule) + "\n";
+  }
+  return text;
 }
 
 // One model's part of the library: its container entry and the weights that entry views.
@@ -154,61 +159,82 @@ void adoptOps(ir::Graph& graph, const CompileContext& context) {
   graph.setOps(context.ops());
 }
 
-ModelPart compileModel(const NamedGraph& named, const CompileOptions& options,
-                       const kernel::ScheduleConfig& config,
-                       const std::vector<OffloadStep>& offloads, const std::string& dumpDir,
-                       KernelPool& pool, std::vector<codegen::EntryFunction>& entries,
-                       std::vector<codegen::ObjectKernel>& objects) {
-  ir::Graph& graph = *named.graph;
-  if (!dumpDir.empty()) makeDirectories(dumpDir);
-  std::vector<std::string> outputNames;
-  for (const ir::Value* v : graph.outputs()) outputNames.push_back(v->name);
-  const CompileContext& context = contextOf(options);
-  adoptOps(graph, context);
-  PassTarget passTarget{config.target.lanes, offloads, {}};
-  if (options.onOffload) {
-    passTarget.onOffload = [&](const transform::OffloadRecord& r) {
-      options.onOffload(named.name, r);
-    };
-  }
-  ir::runPasses(graph, context.pipeline().passes(options.optLevel, passTarget), dumpDir);
+// What every model of a library shares while it goes through its phases.
+struct Library {
+  const CompileOptions& options;
+  kernel::ScheduleConfig config;
+  std::vector<OffloadStep> offloads;
+  KernelPool pool;
+};
+
+// One model after its phases: its part of the library, or (when options.compileTo stops before
+// codegen) the IR of the phase it stopped after, as text or JSON.
+struct CompiledModel {
+  std::string ir;
+  Json irJson;
+  ModelPart part;
+  std::vector<codegen::EntryFunction> entries;
+  std::vector<codegen::ObjectKernel> objects;
+  std::vector<ModelOffload> offloads;
+};
+
+// The graph-passes, partition and fuse phases, up to options.compileTo.
+void runGraphPhases(ir::Graph& graph, const std::string& model, Library& library,
+                    const std::string& dumpDir, std::vector<ModelOffload>& offloads) {
+  const CompileOptions& options = library.options;
+  PassTarget target{library.config.target.lanes, library.offloads, {}};
+  target.onOffload = [&](const transform::OffloadRecord& r) { offloads.push_back({model, r}); };
+  CompilePhase last = std::min(options.compileTo, CompilePhase::kFuse);
+  ir::runPasses(graph, contextOf(options).pipeline().passes(options.optLevel, target, last),
+                dumpDir);
+}
+
+// The lower phase: every fused group a kernel (control-flow bodies compiled first), kiln's own
+// added to the library's pool.
+struct LoweredGraph {
+  std::vector<ir::FusedGroup> groups;
+  std::vector<kernel::LoweredKernel> kernels;
+  std::vector<kernel::LoweredKernel> bodyKernels;
+};
+
+LoweredGraph lowerGraph(ir::Graph& graph, const std::string& model, Library& library,
+                        std::vector<codegen::ObjectKernel>& objects) {
+  const CompileOptions& options = library.options;
   // Bodies are compiled without the backends: kiln offloads only from the main graph.
-  BodyCompileContext bodyContext{
-      named.name, context.pipeline().passes(options.optLevel, {config.target.lanes, {}, {}}),
-      config, pool};
+  PassTarget bodyTarget{library.config.target.lanes, {}, {}};
+  BodyCompileContext bodyContext{model,
+                                 contextOf(options).pipeline().passes(options.optLevel, bodyTarget),
+                                 library.config, library.pool};
   std::map<const ir::Node*, CompiledBodies> bodies = compileBodies(graph, bodyContext);
   materializeOutputs(graph);
-  std::vector<ir::FusedGroup> groups = ir::collectGroups(graph);
-  std::vector<kernel::LoweredKernel> kernels = lowerAll(groups, named.name, config);
-  for (size_t i = 0; i < kernels.size(); ++i) {
-    kernel::LoweredKernel& k = kernels[i];
-    if (auto it = bodies.find(groups[i].nodes.front()); k.runtimeOp && it != bodies.end()) {
+  LoweredGraph out;
+  out.groups = ir::collectGroups(graph);
+  out.kernels = lowerAll(out.groups, model, library.config);
+  for (size_t i = 0; i < out.kernels.size(); ++i) {
+    kernel::LoweredKernel& k = out.kernels[i];
+    if (auto it = bodies.find(out.groups[i].nodes.front()); k.runtimeOp && it != bodies.end()) {
       k.runtimeOp->formalInputs = it->second.formalInputs;
       k.runtimeOp->bodies = it->second.bodies;
     }
     if (k.object) {
       objects.push_back({k.func.name, k.object->backend, k.object->object, k.object->entry});
     } else if (!k.offload && !k.runtimeOp) {
-      pool.add(k);
+      library.pool.add(k);
     }
   }
-  transform::MemoryPlan plan = transform::planMemory(graph, groups);
+  out.bodyKernels = std::move(bodyContext.kernels);
+  return out;
+}
 
-  LoweredModel lowered{named.name, graph, groups, kernels, plan, outputNames};
-  ExecutorCode code = findExecutorCodegen(options.executor)(lowered);
-  if (!dumpDir.empty()) {
-    std::vector<kernel::LoweredKernel> all = kernels;
-    all.insert(all.end(), bodyContext.kernels.begin(), bodyContext.kernels.end());
-    dumpKernels(dumpDir, all, options.executor, code.metadata);
-  }
-  for (codegen::EntryFunction& e : code.entries) entries.push_back(std::move(e));
-
+ModelPart modelPart(const NamedGraph& named, const CompileOptions& options,
+                    const transform::MemoryPlan& plan, const std::vector<std::string>& outputNames,
+                    ExecutorCode& code) {
   ModelPart part;
   part.params = std::make_unique<std::string>(runtime::saveParams(code.params));
   runtime::ArtifactModel& m = part.model;
   m.name = named.name;
   m.executor = options.executor;
-  m.signature = modelSignature(graph, plan, outputNames, code.params.size());
+  m.signature = modelSignature(*named.graph, plan, outputNames, code.params.size());
   m.metadata = std::move(code.metadata);
   m.externalParams = options.params == "external";
   m.paramsSize = part.params->size();
@@ -216,6 +242,122 @@ ModelPart compileModel(const NamedGraph& named, const CompileOptions& options,
   m.params = *part.params;
   part.weights = std::move(code.params);
   return part;
+}
+
+// One model through the phases before codegen, each dumped to DUMP_DIR when set, stopping after
+// options.compileTo.
+CompiledModel compileModel(const NamedGraph& named, Library& library, const std::string& dumpDir) {
+  const CompileOptions& options = library.options;
+  const CompilePhase stop = options.compileTo;
+  ir::Graph& graph = *named.graph;
+  CompiledModel out;
+  if (!dumpDir.empty()) makeDirectories(dumpDir);
+  std::vector<std::string> outputNames;
+  for (const ir::Value* v : graph.outputs()) outputNames.push_back(v->name);
+  adoptOps(graph, contextOf(options));
+  if (stop > CompilePhase::kImport)
+    runGraphPhases(graph, named.name, library, dumpDir, out.offloads);
+  if (stop <= CompilePhase::kFuse) {
+    out.ir = ir::printGraph(graph);
+    return out;
+  }
+
+  LoweredGraph lowered = lowerGraph(graph, named.name, library, out.objects);
+  std::vector<kernel::LoweredKernel> all = lowered.kernels;
+  all.insert(all.end(), lowered.bodyKernels.begin(), lowered.bodyKernels.end());
+  if (!dumpDir.empty()) {
+    writeFileAtomic(dumpDir + "/kernels.tir", kernelsText(all));
+    writeFileAtomic(dumpDir + "/schedules.json", schedulesText(all));
+  }
+  if (stop == CompilePhase::kLower) {
+    out.ir = kernelsText(all);
+    return out;
+  }
+
+  transform::MemoryPlan plan = transform::planMemory(graph, lowered.groups);
+  Json planJson = memoryPlanJson(plan);
+  if (!dumpDir.empty()) writeFileAtomic(dumpDir + "/memory_plan.json", planJson.dump(2));
+  if (stop == CompilePhase::kPlan) {
+    out.irJson = std::move(planJson);
+    return out;
+  }
+
+  ExecutorCode code = findExecutorCodegen(options.executor)(
+      {named.name, graph, lowered.groups, lowered.kernels, plan, outputNames});
+  if (!dumpDir.empty()) {
+    writeFileAtomic(dumpDir + "/" + options.executor + "_executor.json", code.metadata.dump(2));
+  }
+  if (stop == CompilePhase::kExecutorCodegen) {
+    out.irJson = std::move(code.metadata);
+    return out;
+  }
+  out.entries = std::move(code.entries);
+  out.part = modelPart(named, options, plan, outputNames, code);
+  return out;
+}
+
+// model's after a comment line naming it, when there are several), or a JSON object by model.
+std::string stoppedIr(const std::vector<NamedGraph>& models,
+                      const std::vector<CompiledModel>& compiled) {
+  if (!compiled.front().irJson.isNull()) {
+    Json byModel;
+    for (size_t i = 0; i < models.size(); ++i) byModel[models[i].name] = compiled[i].irJson;
+    return byModel.dump(2) + "\n";
+  }
+  if (models.size() == 1) return compiled.front().ir;
+  std::string text;
+  for (size_t i = 0; i < models.size(); ++i)
+    text += strCat("// ==== model '", models[i].name, "' ====\n", compiled[i].ir, "\n");
+  return text;
+}
+
+// The codegen and link phases: every model's kernels and entries into one library.
+void buildLibrary(std::vector<CompiledModel>& compiled, const codegen::Target& target,
+                  Library& library, const std::string& outputPath, CompileResult& result) {
+  const CompileOptions& options = library.options;
+  codegen::BuildOptions build;
+  std::vector<codegen::EntryFunction> entries;
+  runtime::Artifact artifact;
+  artifact.target = target.toJson();
+  for (CompiledModel& m : compiled) {
+    for (codegen::EntryFunction& e : m.entries) entries.push_back(std::move(e));
+    for (codegen::ObjectKernel& o : m.objects) build.objects.push_back(std::move(o));
+    artifact.models.push_back(m.part.model);
+  }
+  std::vector<tir::PrimFunc> funcs = library.pool.take();
+  build.target = target;
+  build.optLevel = options.optLevel;
+  if (!options.dumpIrDir.empty()) {
+    build.dumpLlvmPath = options.dumpIrDir + "/module.ll";
+    build.dumpAsmPath = options.dumpIrDir + "/module.s";
+  }
+  if (options.compileTo == CompilePhase::kCodegen) {
+    codegen::writeLlvmIr(funcs, entries, build, outputPath);
+    result.files.push_back({outputPath, "LLVM IR after phase 'codegen'"});
+    return;
+  }
+  if (options.emit == "static") {
+    std::vector<codegen::WeightTable> tables;
+    tables.reserve(compiled.size());
+    for (const CompiledModel& m : compiled) tables.push_back(weightTable(m.part));
+    codegen::buildStaticLibrary(funcs, entries, tables, build, outputPath);
+    std::string header = staticHeaderPath(outputPath);
+    writeFileAtomic(header, staticLibraryHeader(artifact.models,
+                                                strCat(target.triple, " (cpu ", target.cpu, ")"),
+                                                headerGuard(header)));
+    result.files.push_back({outputPath, "static library"});
+    result.files.push_back({header, "C header"});
+    return;
+  }
+  codegen::buildSharedLibrary(funcs, entries, runtime::serializeArtifact(artifact), build,
+                              outputPath);
+  result.files.push_back({outputPath, "library"});
+  if (options.params != "external") return;
+  for (const CompiledModel& m : compiled) {
+    std::string path = paramsPath(outputPath, m.part.model.name, compiled.size());
+    writeFileAtomic(path, *m.part.params);
+    result.files.push_back({path, strCat("weights of model '", m.part.model.name, "'")});
+  }
 }
 
 }  // namespace
@@ -229,64 +371,46 @@ std::string paramsPath(const std::string& outputPath, const std::string& model, 
   return modelCount == 1 ? outputPath + ".params" : strCat(outputPath, ".", model, ".params");
 }
 
-void compileGraphs(const std::vector<NamedGraph>& models, const std::string& outputPath,
-                   const CompileOptions& options) {
+CompileResult compileGraphs(const std::vector<NamedGraph>& models, const std::string& outputPath,
+                            const CompileOptions& options) {
   checkOptions(options, namesOf(models));
   CompositeTarget composite = splitTarget(options.target);
   codegen::Target target = composite.codegen.empty() ? codegen::Target::host()
                                                      : codegen::Target::parse(composite.codegen);
-  std::vector<OffloadStep> offloads =
+  Library library{options, {}, {}, {}};
+  library.offloads =
       offloadSteps(contextOf(options), composite.backends, options.backendAttrs, target.triple);
-  kernel::ScheduleConfig config;
-  config.target = targetModelOf(target);
-  config.lowerings = contextOf(options).lowerings();
+  library.config.target = targetModelOf(target);
+  library.config.lowerings = contextOf(options).lowerings();
   if (!options.schedulePath.empty()) {
-    config.knobs =
+    library.config.knobs =
         kernel::parseScheduleFile(readTextFile(options.schedulePath), options.schedulePath);
   }
 
-  KernelPool pool;
-  std::vector<codegen::EntryFunction> entries;
-  codegen::BuildOptions build;
-  std::vector<ModelPart> parts;
-  runtime::Artifact artifact;
-  artifact.target = target.toJson();
+  CompileResult result;
+  result.phase = options.compileTo;
+  std::vector<CompiledModel> compiled;
   for (const NamedGraph& named : models) {
     std::string dumpDir = options.dumpIrDir;
     if (!dumpDir.empty() && models.size() > 1) dumpDir += "/" + named.name;
-    parts.push_back(
-        compileModel(named, options, config, offloads, dumpDir, pool, entries, build.objects));
-    artifact.models.push_back(parts.back().model);
+    compiled.push_back(compileModel(named, library, dumpDir));
+    for (ModelOffload& o : compiled.back().offloads) result.offloads.push_back(std::move(o));
   }
-
-  std::vector<tir::PrimFunc> funcs = pool.take();
-  build.target = target;
-  build.optLevel = options.optLevel;
-  if (!options.dumpIrDir.empty()) {
-    build.dumpLlvmPath = options.dumpIrDir + "/module.ll";
-    build.dumpAsmPath = options.dumpIrDir + "/module.s";
+  result.sharedKernels = library.pool.reused();
+  result.kernels = library.pool.size();
+  if (options.compileTo < CompilePhase::kCodegen) {
+    writeFileAtomic(outputPath, stoppedIr(models, compiled));
+    result.files.push_back(
+        {outputPath, strCat("IR after phase '", phaseName(options.compileTo), "'")});
+    return result;
   }
-  if (options.emit == "static") {
-    std::vector<codegen::WeightTable> tables;
-    tables.reserve(parts.size());
-    for (const ModelPart& part : parts) tables.push_back(weightTable(part));
-    codegen::buildStaticLibrary(funcs, entries, tables, build, outputPath);
-    std::string header = staticHeaderPath(outputPath);
-    writeFileAtomic(header, staticLibraryHeader(artifact.models,
-                                                strCat(target.triple, " (cpu ", target.cpu, ")"),
-                                                headerGuard(header)));
-    return;
-  }
-  codegen::buildSharedLibrary(funcs, entries, runtime::serializeArtifact(artifact), build,
-                              outputPath);
-  if (options.params == "external") {
-    for (const ModelPart& part : parts)
-      writeFileAtomic(paramsPath(outputPath, part.model.name, parts.size()), *part.params);
-  }
+  buildLibrary(compiled, target, library, outputPath, result);
+  return result;
 }
 
-void compileOnnxFiles(const std::vector<std::string>& paths, const std::vector<std::string>& names,
-                      const std::string& outputPath, const CompileOptions& options) {
+CompileResult compileOnnxFiles(const std::vector<std::string>& paths,
+                               const std::vector<std::string>& names, const std::string& outputPath,
+                               const CompileOptions& options) {
   std::vector<std::string> modelNames = names;
   if (modelNames.empty() && paths.size() == 1) modelNames = {options.modelName};
   if (modelNames.size() != paths.size()) {
@@ -296,11 +420,11 @@ void compileOnnxFiles(const std::vector<std::string>& paths, const std::vector<s
   }
   std::vector<OnnxModel> models;
   for (size_t i = 0; i < paths.size(); ++i) models.push_back({modelNames[i], paths[i], {}, {}});
-  compileOnnxModels(models, outputPath, options);
+  return compileOnnxModels(models, outputPath, options);
 }
 
-void compileOnnxModels(const std::vector<OnnxModel>& models, const std::string& outputPath,
-                       const CompileOptions& options) {
+CompileResult compileOnnxModels(const std::vector<OnnxModel>& models, const std::string& outputPath,
+                                const CompileOptions& options) {
   checkOptions(options, namesOf(models));  // before importing anything
   std::vector<std::unique_ptr<ir::Graph>> graphs;
   std::vector<NamedGraph> named;
@@ -315,16 +439,17 @@ void compileOnnxModels(const std::vector<OnnxModel>& models, const std::string& 
                          : frontend::onnx::importOnnx(m.path, importOptions));
     named.push_back({m.name, graphs.back().get()});
   }
-  compileGraphs(named, outputPath, options);
+  return compileGraphs(named, outputPath, options);
 }
 
-void compileOnnxFile(const std::string& onnxPath, const std::string& outputPath,
-                     const CompileOptions& options) {
-  compileOnnxFiles({onnxPath}, {}, outputPath, options);
+CompileResult compileOnnxFile(const std::string& onnxPath, const std::string& outputPath,
+                              const CompileOptions& options) {
+  return compileOnnxFiles({onnxPath}, {}, outputPath, options);
 }
 
-void compileGraph(ir::Graph& graph, const std::string& outputPath, const CompileOptions& options) {
-  compileGraphs({{options.modelName, &graph}}, outputPath, options);
+CompileResult compileGraph(ir::Graph& graph, const std::string& outputPath,
+                           const CompileOptions& options) {
+  return compileGraphs({{options.modelName, &graph}}, outputPath, options);
 }
 
 }  // namespace kiln::driver

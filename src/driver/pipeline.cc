@@ -67,13 +67,21 @@ void Pipeline::insertAfter(const std::string& anchor, PipelineEntry entry) {
   insertAt(indexOf(anchor) + 1, std::move(entry));
 }
 
-std::vector<ir::Pass> Pipeline::passes(int optLevel, const PassTarget& target) const {
+CompilePhase Pipeline::phaseOf(size_t index) const {
+  size_t partition = indexOf("partition");
+  if (index < partition) return CompilePhase::kGraphPasses;
+  return index == partition ? CompilePhase::kPartition : CompilePhase::kFuse;
+}
+
+std::vector<ir::Pass> Pipeline::passes(int optLevel, const PassTarget& target,
+                                       CompilePhase last) const {
   if (optLevel < 0 || optLevel > 3) {
     throw Error(strCat("--opt-level ", optLevel, " is out of range; expected 0, 1, 2 or 3"));
   }
   std::vector<ir::Pass> out;
-  for (const PipelineEntry& e : entries_) {
-    if (optLevel < e.minOptLevel) continue;
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    const PipelineEntry& e = entries_[i];
+    if (optLevel < e.minOptLevel || phaseOf(i) > last) continue;
     out.push_back({e.name, [run = e.run, target](ir::Graph& g) { run(g, target); }});
   }
   return out;

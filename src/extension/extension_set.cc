@@ -152,7 +152,7 @@ Backend copyBackend(const KilnBackend& b, const std::string& file) {
   return backend;
 }
 
-int32_t addBackend(KilnExtensionRegistrar* r, const KilnBackend* b) {
+KilnStatus addBackend(KilnExtensionRegistrar* r, const KilnBackend* b) {
   try {
     if (b == nullptr) throw Error("add_backend was given no backend");
     Backend backend = copyBackend(*b, r->file);
@@ -163,10 +163,10 @@ int32_t addBackend(KilnExtensionRegistrar* r, const KilnBackend* b) {
                          "'; each backend name may be registered once"));
     }
     r->added.push_back(std::move(backend));
-    return 0;
+    return KILN_STATUS_OK;
   } catch (const Error& e) {
     if (r->error.empty()) r->error = e.what();
-    return -1;
+    return KILN_STATUS_ERROR;
   }
 }
 
@@ -224,16 +224,15 @@ void ExtensionSet::loadFile(const std::string& file) {
 void ExtensionSet::registerExtension(const std::string& canonical, KilnExtensionVersionFn version,
                                      KilnExtensionRegisterFn registerFn) {
   uint32_t theirs = version();
-  if (theirs != KILN_EXTENSION_API_VERSION) {
+  if (theirs != KILN_ABI_VERSION) {
     throw Error(strCat("extension '", canonical, "' was built for kiln extension API version ",
-                       theirs, "; this kiln loads extensions of version ",
-                       KILN_EXTENSION_API_VERSION,
+                       theirs, "; this kiln loads extensions of version ", KILN_ABI_VERSION,
                        " only: rebuild it against this kiln's headers"));
   }
   KilnExtensionRegistrar registrar{canonical, &backends_, {}, {}};
-  KilnExtensionHost host{KILN_EXTENSION_API_VERSION, addBackend, setError};
-  int32_t status = registerFn(&host, &registrar);
-  if (status != 0 || !registrar.error.empty()) {
+  KilnExtensionHost host{KILN_ABI_VERSION, addBackend, setError};
+  KilnStatus status = registerFn(&host, &registrar);
+  if (status != KILN_STATUS_OK || !registrar.error.empty()) {
     throw Error(strCat(
         "extension '", canonical, "' failed to load: ",
         registrar.error.empty() ? strCat("its registration returned ", status) : registrar.error));

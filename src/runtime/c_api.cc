@@ -48,6 +48,15 @@ class TensorResults {
     auto it = held_.find(dl);
     if (it != held_.end() && --it->second.count == 0) held_.erase(it);
   }
+  // The array behind DL, handed over to the caller (one of its holds released).
+  NDArray take(const DLTensor* dl) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = held_.find(dl);
+    KILN_CHECK(it != held_.end(), "a tensor result that kiln does not hold");
+    NDArray a = it->second.array;
+    if (--it->second.count == 0) held_.erase(it);
+    return a;
+  }
   static TensorResults& get() {
     static auto* results = new TensorResults();  // outlives every static destructor
     return *results;
@@ -201,12 +210,12 @@ KilnValue fromValue(const Value& value) {
   return out;
 }
 
-// Runs BODY, turning any exception into -1 and the thread's last error.
+// Runs BODY, turning any exception into KILN_STATUS_ERROR and the thread's last error.
 template <typename F>
-int guarded(F&& body) {
+KilnStatus guarded(F&& body) {
   try {
     body();
-    return 0;
+    return KILN_STATUS_OK;
   } catch (const std::bad_alloc&) {
     lastError = "out of memory";
   } catch (const std::exception& e) {
@@ -214,7 +223,7 @@ int guarded(F&& body) {
   } catch (...) {
     lastError = "unknown exception";
   }
-  return -1;
+  return KILN_STATUS_ERROR;
 }
 
 void requireOut(const void* out, const char* what) {
@@ -230,11 +239,11 @@ namespace rt = kiln::runtime;
 
 extern "C" {
 
-int kiln_api_version(void) { return KILN_C_API_VERSION; }
+int kiln_api_version(void) { return KILN_ABI_VERSION; }
 
 const char* kiln_get_last_error(void) { return rt::lastError.c_str(); }
 
-int kiln_module_load(const char* path, KilnModuleHandle* out) {
+KilnStatus kiln_module_load(const char* path, KilnModuleHandle* out) {
   return rt::guarded([&] {
     rt::requireOut(out, "kiln_module_load");
     *out = nullptr;
@@ -243,7 +252,8 @@ int kiln_module_load(const char* path, KilnModuleHandle* out) {
   });
 }
 
-int kiln_module_get_function(KilnModuleHandle mod, const char* name, KilnFunctionHandle* out) {
+KilnStatus kiln_module_get_function(KilnModuleHandle mod, const char* name,
+                                    KilnFunctionHandle* out) {
   return rt::guarded([&] {
     rt::requireOut(out, "kiln_module_get_function");
     *out = nullptr;
@@ -254,8 +264,8 @@ int kiln_module_get_function(KilnModuleHandle mod, const char* name, KilnFunctio
   });
 }
 
-int kiln_function_call(KilnFunctionHandle f, const KilnValue* args, int32_t num_args,
-                       KilnValue* result) {
+KilnStatus kiln_function_call(KilnFunctionHandle f, const KilnValue* args, int32_t num_args,
+                              KilnValue* result) {
   return rt::guarded([&] {
     rt::requireOut(result, "kiln_function_call");
     *result = KilnValue{};
@@ -299,6 +309,25 @@ void kiln_value_release(KilnValue* value) {
       break;
   }
   *value = KilnValue{};
+}
+
+KilnStatus kiln_value_take_tensor(KilnValue* value, DLManagedTensor** out) {
+  return rt::guarded([&] {
+    rt::requireOut(out, "kiln_value_take_tensor");
+    *out = nullptr;
+    if (value == nullptr || value->type_code != kKilnTensor) {
+      throw Error(strCat("kiln_value_take_tensor: a value of type code ",
+                         value == nullptr ? -1 : value->type_code, "; expected a tensor (",
+                         static_cast<int>(kKilnTensor), ")"));
+    }
+    auto* owner = new rt::NDArray(rt::TensorResults::get().take(value->v.v_tensor));
+    auto* managed = new DLManagedTensor{*owner->dl(), owner, [](DLManagedTensor* self) {
+                                          delete static_cast<rt::NDArray*>(self->manager_ctx);
+                                          delete self;
+                                        }};
+    *out = managed;
+    *value = KilnValue{};
+  });
 }
 
 void kiln_module_free(KilnModuleHandle mod) { delete mod; }

@@ -1,4 +1,4 @@
-// Kernels report failures as KILN_STATUS_* codes (backend_api.h); users read sentences.
+// Kernels report failures as KilnStatus codes (c_abi.h); users read sentences.
 #include "kernel_status.h"
 
 #include "kiln/runtime/backend_api.h"
@@ -8,7 +8,7 @@ namespace kiln::runtime {
 
 std::string kernelStatusText(int32_t status) {
   switch (status) {
-    case KILN_STATUS_PARALLEL_FAILED:
+    case KILN_STATUS_ERROR:
       return "the runtime could not run one of its parallel loops (status -1)";
     case KILN_STATUS_INDEX_OUT_OF_RANGE:
       return strCat("an index input holds a value outside the axis it indexes (status ", status,

@@ -18,16 +18,16 @@ namespace kiln::runtime {
 namespace {
 
 // Generated code is C: no exception may cross back into it.
-int32_t parallelLaunch(KilnParallelBody body, void* closure, int64_t extent) {
+KilnStatus parallelLaunch(KilnParallelBody body, void* closure, int64_t extent) {
   try {
     return ThreadPool::global().parallelFor(
         extent, [body, closure](int64_t begin, int64_t end) { return body(begin, end, closure); });
   } catch (...) {
-    return -1;
+    return KILN_STATUS_ERROR;
   }
 }
 
-const KilnBackendApi kBackendApi = {KILN_BACKEND_API_VERSION, &parallelLaunch};
+const KilnBackendApi kBackendApi = {KILN_ABI_VERSION, &parallelLaunch};
 
 class LibraryNode final : public ModuleNode {
  public:

@@ -72,9 +72,9 @@ OffloadRuntimes::Found OffloadRuntimes::find(const std::string& backend) {
           strCat("'", key, "' has no backend runtimes (no ", KILN_BACKEND_RUNTIME_SYMBOL, ")"));
       continue;
     }
-    if (uint32_t v = version(); v != KILN_EXTENSION_API_VERSION) {
+    if (uint32_t v = version(); v != KILN_ABI_VERSION) {
       notes.push_back(strCat("'", key, "' is built for extension API version ", v,
-                             "; this runtime loads version ", KILN_EXTENSION_API_VERSION));
+                             "; this runtime loads version ", KILN_ABI_VERSION));
       continue;
     }
     const KilnBackendRuntime* runtime = runtimeOf(backend.c_str());
@@ -109,7 +109,8 @@ std::shared_ptr<const OffloadPartition> OffloadRuntimes::create(const std::strin
   Found f = find(backend);
   char error[1024] = {};
   void* state = nullptr;
-  int32_t status = f.runtime->create(payload.data(), payload.size(), &state, error, sizeof error);
+  KilnStatus status =
+      f.runtime->create(payload.data(), payload.size(), &state, error, sizeof error);
   if (status != 0) {
     error[sizeof error - 1] = '\0';
     throw Error(strCat("backend '", backend, "' refused a partition (status ", status,

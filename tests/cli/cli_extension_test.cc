@@ -74,8 +74,7 @@ TEST(CliExtensions, AFailedLoadIsExitStatusSixNamingTheFile) {
   EXPECT_NE(r.output.find("ext_future.so' was built for kiln extension API version 99"),
             std::string::npos)
       << r.output;
-  EXPECT_NE(r.output.find(strCat("extensions of version ", KILN_EXTENSION_API_VERSION)),
-            std::string::npos)
+  EXPECT_NE(r.output.find(strCat("extensions of version ", KILN_ABI_VERSION)), std::string::npos)
       << r.output;
   r = runKiln(strCat("inspect x.so --extension ", kExt, "/both --extension ", kExt, "/again"));
   EXPECT_EQ(r.exitCode, 6) << r.output;
@@ -83,8 +82,7 @@ TEST(CliExtensions, AFailedLoadIsExitStatusSixNamingTheFile) {
       << r.output;
   r = runKiln("--version");
   EXPECT_EQ(r.exitCode, 0) << r.output;
-  EXPECT_NE(r.output.find(strCat("extension API version ", KILN_EXTENSION_API_VERSION)),
-            std::string::npos)
+  EXPECT_NE(r.output.find(strCat("extension API version ", KILN_ABI_VERSION)), std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("artifact format version"), std::string::npos) << r.output;
 }

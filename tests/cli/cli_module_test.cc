@@ -180,6 +180,29 @@ TEST(CliProfile, TableTraceAndNodeOutputs) {
     EXPECT_EQ(last.data<float>()[i], want.data<float>()[i]);
 }
 
+// --compile-to: the phase's IR instead of a library, said so; a phase name it does not know is
+// refused with the list.
+TEST(CliCompileTo, StopsAfterThePhaseAndWritesItsIr) {
+  std::string dir = scratchDir();
+  std::string mlp = writeMlp(dir, "mlp", 3, 8);
+  CommandResult r = runKiln(strCat("compile ", mlp, " -o ", dir, "/mlp.tir --compile-to lower"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("(stopped after phase 'lower')"), std::string::npos) << r.output;
+  EXPECT_NE(readTextFile(dir + "/mlp.tir").find("kernel kiln_default__"), std::string::npos);
+
+  r = runKiln(strCat("compile ", mlp, " -o ", dir, "/mlp.plan --compile-to plan"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_TRUE(Json::parse(readTextFile(dir + "/mlp.plan")).at("default").contains("storages"));
+
+  r = runKiln(strCat("compile ", mlp, " -o ", dir, "/x.out --compile-to optimise"));
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_NE(r.output.find("import,graph-passes,partition,fuse,lower,plan,executor-codegen,"
+                          "codegen,link"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(fileExists(dir + "/x.out"));
+}
+
 TEST(CliStatic, TheExampleProgramRunsWithoutTheRuntime) {
   std::string dir = scratchDir();
   CommandResult r =

@@ -62,7 +62,8 @@ std::map<std::string, Expectation> readExpectations(const std::string& path) {
 void writeExpectations(const std::string& path, const std::map<std::string, Result>& results,
                        const std::map<std::string, Expectation>& old) {
   std::string text =
-      "# kiln's expected result for every ONNX backend node test (Debian's libonnx-testdata).\n"
+      "# kiln's expected result for every ONNX backend test of one folder of Debian's\n"
+      "# libonnx-testdata (node/ in expected.txt, the others in expected_<folder>.txt).\n"
       "# NAME pass | NAME rejected: REASON | NAME bad-data: REASON (the test's data contradict\n"
       "# its model or the operator's definition, so kiln's correct result differs from them).\n"
       "# Checked by conformance_runner in CI; rewrite with its --write-expect and review.\n";

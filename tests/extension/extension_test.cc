@@ -62,8 +62,7 @@ TEST(Extensions, AnotherApiVersionIsRefusedNamingBoth) {
   std::string e = loadError(set, ext("future", "future"));
   EXPECT_NE(e.find("ext_future.so"), std::string::npos) << e;
   EXPECT_NE(e.find("extension API version 99"), std::string::npos) << e;
-  EXPECT_NE(e.find(strCat("extensions of version ", KILN_EXTENSION_API_VERSION)), std::string::npos)
-      << e;
+  EXPECT_NE(e.find(strCat("extensions of version ", KILN_ABI_VERSION)), std::string::npos) << e;
   EXPECT_TRUE(set.backends().empty());
   EXPECT_TRUE(set.files().empty());
 }

@@ -6,7 +6,7 @@
 #include "kiln/extension/extension_api.h"
 
 #ifndef TEST_API_VERSION
-#define TEST_API_VERSION KILN_EXTENSION_API_VERSION
+#define TEST_API_VERSION KILN_ABI_VERSION
 #endif
 
 static const KilnTargetAttr kAttrs[] = {

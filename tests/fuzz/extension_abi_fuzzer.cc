@@ -36,7 +36,7 @@ int32_t compileNothing(void*, const KilnMatch*) { return 1; }
 
 uint32_t version() {
   uint8_t b = gInput->byte();
-  return b < 250 ? KILN_EXTENSION_API_VERSION : b;
+  return b < 250 ? KILN_ABI_VERSION : b;
 }
 
 int32_t registerBackends(const KilnExtensionHost* host, KilnExtensionRegistrar* r) {

@@ -48,25 +48,9 @@ KilnValue call(KilnModuleHandle mod, const char* name, const std::vector<KilnVal
   return result;
 }
 
-TEST(CApi, RunsACompiledModel) {
-  std::string dir = scratchDir();
-  Mlp m = randomMlp(2, 8, 16, 4, 3);
-  auto graph = buildMlp(m, "");
-  std::string path = dir + "/mlp.so";
-  driver::compileGraph(*graph, path, {});
-
-  EXPECT_EQ(kiln_api_version(), KILN_C_API_VERSION);
-  KilnModuleHandle lib = nullptr;
-  ASSERT_EQ(kiln_module_load(path.c_str(), &lib), 0) << kiln_get_last_error();
-  KilnValue exec = call(lib, "default", {cpuDevice()});
-  ASSERT_EQ(exec.type_code, kKilnModule);
-  kiln_module_free(lib);  // the executor keeps the library alive
-
-  KilnValue count = call(exec.v.v_module, "get_num_inputs", {});
-  EXPECT_EQ(count.type_code, kKilnInt);
-  EXPECT_EQ(count.v.v_int, 1);
-
-  std::vector<float> x = randomVector(static_cast<size_t>(m.batch * m.in), 9);
+// Sets the MLP executor EXEC's input to X (borrowed: float32[batch, in]), runs it and returns
+// output 0.
+KilnValue runMlpOn(const KilnValue& exec, const Mlp& m, std::vector<float>& x) {
   int64_t shape[] = {m.batch, m.in};
   DLTensor input{};
   input.data = x.data();
@@ -79,7 +63,29 @@ TEST(CApi, RunsACompiledModel) {
   tensor.v.v_tensor = &input;
   call(exec.v.v_module, "set_input", {intValue(0), tensor});
   call(exec.v.v_module, "run", {});
-  KilnValue out = call(exec.v.v_module, "get_output", {intValue(0)});
+  return call(exec.v.v_module, "get_output", {intValue(0)});
+}
+
+TEST(CApi, RunsACompiledModel) {
+  std::string dir = scratchDir();
+  Mlp m = randomMlp(2, 8, 16, 4, 3);
+  auto graph = buildMlp(m, "");
+  std::string path = dir + "/mlp.so";
+  driver::compileGraph(*graph, path, {});
+
+  EXPECT_EQ(kiln_api_version(), KILN_ABI_VERSION);
+  KilnModuleHandle lib = nullptr;
+  ASSERT_EQ(kiln_module_load(path.c_str(), &lib), 0) << kiln_get_last_error();
+  KilnValue exec = call(lib, "default", {cpuDevice()});
+  ASSERT_EQ(exec.type_code, kKilnModule);
+  kiln_module_free(lib);  // the executor keeps the library alive
+
+  KilnValue count = call(exec.v.v_module, "get_num_inputs", {});
+  EXPECT_EQ(count.type_code, kKilnInt);
+  EXPECT_EQ(count.v.v_int, 1);
+
+  std::vector<float> x = randomVector(static_cast<size_t>(m.batch * m.in), 9);
+  KilnValue out = runMlpOn(exec, m, x);
   ASSERT_EQ(out.type_code, kKilnTensor);
   ASSERT_EQ(out.v.v_tensor->ndim, 2);
   EXPECT_EQ(out.v.v_tensor->shape[1], m.out);
@@ -94,6 +100,40 @@ TEST(CApi, RunsACompiledModel) {
   EXPECT_NE(std::string(info.v.v_str.data, info.v.v_str.size).find("float32"), std::string::npos);
   kiln_value_release(&info);
   kiln_value_release(&exec);
+}
+
+// c_abi.h's ownership rule: a tensor result taken out of its value is the caller's, freed by its
+// own deleter, and outlives the executor and library it came from.
+TEST(CApi, ATakenTensorOutlivesItsExecutorAndFreesWithItsDeleter) {
+  std::string dir = scratchDir();
+  Mlp m = randomMlp(2, 8, 16, 4, 5);
+  auto graph = buildMlp(m, "");
+  std::string path = dir + "/mlp.so";
+  driver::compileGraph(*graph, path, {});
+  KilnModuleHandle lib = nullptr;
+  ASSERT_EQ(kiln_module_load(path.c_str(), &lib), KILN_STATUS_OK) << kiln_get_last_error();
+  KilnValue exec = call(lib, "default", {cpuDevice()});
+  std::vector<float> x = randomVector(static_cast<size_t>(m.batch * m.in), 4);
+  KilnValue out = runMlpOn(exec, m, x);
+
+  DLManagedTensor* managed = nullptr;
+  KilnValue notATensor = intValue(3);
+  EXPECT_EQ(kiln_value_take_tensor(&notATensor, &managed), KILN_STATUS_ERROR);
+  EXPECT_NE(std::string(kiln_get_last_error()).find("expected a tensor"), std::string::npos)
+      << kiln_get_last_error();
+  EXPECT_EQ(notATensor.type_code, kKilnInt);
+  ASSERT_EQ(kiln_value_take_tensor(&out, &managed), KILN_STATUS_OK) << kiln_get_last_error();
+  EXPECT_EQ(out.type_code, kKilnNone);
+  kiln_value_release(&out);
+  kiln_value_release(&exec);
+  kiln_module_free(lib);
+
+  ASSERT_NE(managed, nullptr);
+  ASSERT_EQ(managed->dl_tensor.ndim, 2);
+  EXPECT_EQ(managed->dl_tensor.shape[1], m.out);
+  const auto* y = static_cast<const float*>(managed->dl_tensor.data);
+  EXPECT_LT(relativeError(std::vector<float>(y, y + m.batch * m.out), referenceMlp(m, x)), 1e-5);
+  managed->deleter(managed);
 }
 
 // A sequence in and out: kKilnTensorList arguments borrow the caller's tensors; a list result

@@ -141,7 +141,7 @@ static const char* const kAfter[] = {"observe-after"};
 
 /* The C ABI's names, snake_case: */
 /* NOLINTBEGIN(readability-identifier-naming) */
-uint32_t kiln_extension_api_version(void) { return KILN_EXTENSION_API_VERSION; }
+uint32_t kiln_extension_api_version(void) { return KILN_ABI_VERSION; }
 
 int32_t kiln_extension_register(const KilnExtensionHost* host, KilnExtensionRegistrar* r) {
   KilnBackend backend = {sizeof(KilnBackend),

@@ -38,10 +38,8 @@ std::vector<transform::OffloadRecord> compile(
   auto graph = ir::parseGraph(kObjectModel, context->ops());
   std::vector<transform::OffloadRecord> records;
   o.context = context;
-  o.onOffload = [&records](const std::string&, const transform::OffloadRecord& r) {
-    records.push_back(r);
-  };
-  driver::compileGraph(*graph, path, o);
+  for (driver::ModelOffload& m : driver::compileGraph(*graph, path, o).offloads)
+    records.push_back(m.record);
   return records;
 }
 

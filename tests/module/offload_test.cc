@@ -58,10 +58,8 @@ Compiled compile(const std::shared_ptr<const driver::CompileContext>& context,
   auto graph = ir::parseGraph(model, context ? context->ops() : nullptr);
   Compiled out{testDir() + "/" + name + ".so", {}};
   options.context = context;
-  options.onOffload = [&out](const std::string&, const transform::OffloadRecord& r) {
-    out.offloads.push_back(r);
-  };
-  driver::compileGraph(*graph, out.path, options);
+  for (driver::ModelOffload& o : driver::compileGraph(*graph, out.path, options).offloads)
+    out.offloads.push_back(o.record);
   return out;
 }
 
@@ -145,10 +143,9 @@ TEST(ModuleThreads, ContextsWithDifferentExtensionsCompileSideBySide) {
     driver::CompileOptions options;
     options.context = context;
     options.target = target;
-    options.onOffload = [&records](const std::string&, const transform::OffloadRecord& r) {
-      records.push_back(r);
-    };
-    driver::compileGraph(*graph, dir + "/" + path, options);
+    for (driver::ModelOffload& o :
+         driver::compileGraph(*graph, strCat(dir, "/", path), options).offloads)
+      records.push_back(o.record);
   };
   std::thread ta([&] {
     for (int r = 0; r < kRounds; ++r)

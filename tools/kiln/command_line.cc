@@ -12,8 +12,7 @@ namespace kiln::cli {
 
 std::string versionText() {
   return strCat(runtime::producerVersion(), "\nartifact format version ",
-                runtime::kArtifactFormatVersion, "\nextension API version ",
-                KILN_EXTENSION_API_VERSION);
+                runtime::kArtifactFormatVersion, "\nextension API version ", KILN_ABI_VERSION);
 }
 
 void buildCommandLine(CLI::App& app, const std::shared_ptr<driver::CompileContext>& context) {

@@ -7,9 +7,9 @@
 #include "extension_options.h"
 #include "input_shapes.h"
 #include "kiln/driver/compile.h"
+#include "kiln/driver/compile_phase.h"
 #include "kiln/driver/executor_codegen.h"
 #include "kiln/driver/offload_target.h"
-#include "kiln/driver/static_header.h"
 #include "kiln/support/error.h"
 #include "kiln/support/file.h"
 #include "path_clash.h"
@@ -22,16 +22,13 @@ struct CompileArgs {
   std::string output, inputShapes;
   driver::CompileOptions options;
   std::shared_ptr<driver::BackendAttrs> backendAttrs = std::make_shared<driver::BackendAttrs>();
+  std::string compileTo = "link";
   bool dumpOffloads = false;
 };
 
-struct Offloaded {
-  std::string model;
-  transform::OffloadRecord record;
-};
-
 // --dump-offloads: which nodes went to which backend, one partition per line.
-void printOffloads(const std::vector<Offloaded>& offloads, const driver::CompileOptions& options) {
+void printOffloads(const std::vector<driver::ModelOffload>& offloads,
+                   const driver::CompileOptions& options) {
   std::vector<std::string> backends = driver::splitTarget(options.target).backends;
   if (offloads.empty()) {
     std::cout << (backends.empty()
@@ -41,7 +38,7 @@ void printOffloads(const std::vector<Offloaded>& offloads, const driver::Compile
   }
   size_t nodes = 0;
   std::cout << "offloads:\n";
-  for (const Offloaded& o : offloads) {
+  for (const driver::ModelOffload& o : offloads) {
     std::string chain;
     for (size_t i = 0; i < o.record.nodes.size(); ++i) {
       chain += strCat(i == 0 ? "" : " -> ", o.record.ops[i], " '", o.record.nodes[i], "'");
@@ -75,35 +72,34 @@ void runCompile(const CompileArgs& args) {
   driver::CompileOptions options = args.options;
   options.inputShapes = parseInputShapes(args.inputShapes);
   options.backendAttrs = *args.backendAttrs;
-  std::vector<Offloaded> offloads;
-  if (args.dumpOffloads) {
-    options.onOffload = [&offloads](const std::string& model, const transform::OffloadRecord& r) {
-      offloads.push_back({model, r});
-    };
-  }
+  options.compileTo = driver::parseCompilePhase(args.compileTo);
   auto start = std::chrono::steady_clock::now();
   std::vector<std::string> names = args.modelNames;
   if (args.models.size() == 1) {
     options.modelName = names.empty() ? options.modelName : names[0];
     names.clear();
   }
-  driver::compileOnnxFiles(args.models, names, args.output, options);
+  driver::CompileResult result = driver::compileOnnxFiles(args.models, names, args.output, options);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::string models;
   for (const std::string& m : args.models)
     models += strCat(models.empty() ? "" : ", ", "'", m, "'");
-  std::cout << "compiled " << models << " -> '" << args.output << "' in " << seconds << " s\n";
-  if (args.dumpOffloads) printOffloads(offloads, options);
-  if (options.emit == "static") {
-    std::cout << "C header -> '" << driver::staticHeaderPath(args.output) << "'\n";
+  std::cout << "compiled " << models << " -> '" << args.output << "' in " << seconds << " s";
+  if (result.phase != driver::CompilePhase::kLink) {
+    std::cout << " (stopped after phase '" << driver::phaseName(result.phase) << "')";
   }
-  if (options.params == "external") {
-    for (size_t i = 0; i < args.models.size(); ++i) {
-      std::string name = args.models.size() == 1 ? options.modelName : names[i];
-      std::cout << "weights of model '" << name << "' -> '"
-                << driver::paramsPath(args.output, name, args.models.size()) << "'\n";
-    }
-  }
+  std::cout << "\n";
+  if (args.dumpOffloads && result.phase >= driver::CompilePhase::kPartition)
+    printOffloads(result.offloads, options);
+  for (size_t i = 1; i < result.files.size(); ++i)
+    std::cout << result.files[i].what << " -> '" << result.files[i].path << "'\n";
+}
+
+std::string phaseList() {
+  std::string list;
+  for (driver::CompilePhase p : driver::compilePhases())
+    list += strCat(list.empty() ? "" : ", ", driver::phaseName(p));
+  return list;
 }
 
 }  // namespace
@@ -116,7 +112,9 @@ void addCompileCommand(CLI::App& app, std::shared_ptr<const driver::CompileConte
                   "The ONNX model files; several go into one library, each under its own "
                   "--model-name")
       ->required();
-  cmd->add_option("-o,--output", args->output, "The library to write (.so; .a with --emit static)")
+  cmd->add_option("-o,--output", args->output,
+                  "The library to write (.so; .a with --emit static), or with --compile-to the "
+                  "IR of that phase")
       ->required();
   cmd->add_option("--target", args->options.target,
                   "Code generation target: \"llvm -mcpu=CPU -mattr=+f1,+f2 -mtriple=T\", "
@@ -161,6 +159,16 @@ void addCompileCommand(CLI::App& app, std::shared_ptr<const driver::CompileConte
   cmd->add_option("--dump-ir", args->options.dumpIrDir,
                   "Write the IR after every pass, the kernels' loop IR and LLVM IR, and their "
                   "schedules (schedules.json) to DIR");
+  std::vector<std::string> phases;
+  for (driver::CompilePhase p : driver::compilePhases()) phases.push_back(driver::phaseName(p));
+  cmd->add_option(
+         "--compile-to", args->compileTo,
+         strCat("Stop after this phase and write its IR to -o instead of a library: ", phaseList(),
+                " (import to fuse: graph IR; lower: the kernels' loop IR; plan: the "
+                "memory plan, JSON; executor-codegen: the executor's metadata, JSON; "
+                "codegen: LLVM IR)"))
+      ->check(CLI::IsMember(phases))
+      ->capture_default_str();
   cmd->add_option("--schedule", args->options.schedulePath,
                   "Override the kernels' default schedules: a file of JSON lines "
                   "{\"workload\": KEY, \"knobs\": {NAME: VALUE}} (the format of "

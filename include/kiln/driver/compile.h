@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/driver/compile_phase.h"
 #include "kiln/ir/graph.h"
 #include "kiln/transform/partition.h"
 
@@ -22,8 +23,6 @@ struct CompileOptions {
   std::string target;
   // Values of the offload backends' target attributes, by backend, then attribute name.
   std::map<std::string, std::map<std::string, std::string>> backendAttrs;
-  // When set, told of every chain an offload backend took over, with its model's name.
-  std::function<void(const std::string& model, const transform::OffloadRecord&)> onOffload;
   std::string executor = "graph";                     // a kind of executorCodegens(): "graph"
   std::map<std::string, runtime::Shape> inputShapes;  // for symbolic or overridden input dims
   std::string modelName = "default";                  // the single-model entry points' model name
@@ -39,6 +38,31 @@ struct CompileOptions {
   // library holding kernels, entry functions and weights, and a C header beside it
   // (staticHeaderPath), for programs that link the model without the runtime.
   std::string emit = "shared";
+  // The last phase to run: before kLink, the output file holds that phase's IR instead of a
+  // library (the graph IR text, the kernels' loop IR, the memory plan or executor metadata as a
+  // JSON object by model name, or LLVM IR).
+  CompilePhase compileTo = CompilePhase::kLink;
+};
+
+// A chain of nodes an offload backend took over, in the model named MODEL.
+struct ModelOffload {
+  std::string model;
+  transform::OffloadRecord record;
+};
+
+// A file a compilation wrote.
+struct WrittenFile {
+  std::string path;
+  std::string what;  // "library", "C header", "weights of model 'm'", "IR after phase 'lower'"
+};
+
+// What a compilation did.
+struct CompileResult {
+  CompilePhase phase = CompilePhase::kLink;  // the last phase run
+  std::vector<WrittenFile> files;            // the output first, then what was written beside it
+  std::vector<ModelOffload> offloads;        // in the order the backends took them
+  size_t kernels = 0;        // distinct kernels compiled by llvm (from the lower phase on)
+  size_t sharedKernels = 0;  // kernels identical to another, sharing its code
 };
 
 struct NamedGraph {
@@ -53,12 +77,12 @@ const CompileContext& contextOf(const CompileOptions& options);
 // OUTPUT.MODEL.params when it holds several.
 std::string paramsPath(const std::string& outputPath, const std::string& model, size_t modelCount);
 
-// Compiles every model into one library (written atomically). Kernels identical between or within
-// models are emitted once. A graph on the builtin op registry is moved to the context's (which
-// holds all of its ops); a graph made with another context's registry is refused. Throws
-// kiln::Error for user-caused problems.
-void compileGraphs(const std::vector<NamedGraph>& models, const std::string& outputPath,
-                   const CompileOptions& options);
+// Compiles every model into one library (written atomically), or up to options.compileTo. Kernels
+// identical between or within models are emitted once. A graph on the builtin op registry is moved
+// to the context's (which holds all of its ops); a graph made with another context's registry is
+// refused. Throws kiln::Error for user-caused problems.
+CompileResult compileGraphs(const std::vector<NamedGraph>& models, const std::string& outputPath,
+                            const CompileOptions& options);
 // One ONNX model of a library: a file, or a serialized ModelProto held in memory.
 struct OnnxModel {
   std::string name;            // what lib[NAME](device) creates
@@ -69,15 +93,17 @@ struct OnnxModel {
 };
 
 // Imports every model (in order; an error names the model) and compiles them into one library.
-void compileOnnxModels(const std::vector<OnnxModel>& models, const std::string& outputPath,
-                       const CompileOptions& options);
+CompileResult compileOnnxModels(const std::vector<OnnxModel>& models, const std::string& outputPath,
+                                const CompileOptions& options);
 // ONNX files: NAMES[i] names PATHS[i] (empty NAMES: one model, named options.modelName).
-void compileOnnxFiles(const std::vector<std::string>& paths, const std::vector<std::string>& names,
-                      const std::string& outputPath, const CompileOptions& options);
+CompileResult compileOnnxFiles(const std::vector<std::string>& paths,
+                               const std::vector<std::string>& names, const std::string& outputPath,
+                               const CompileOptions& options);
 
 // One model named options.modelName.
-void compileOnnxFile(const std::string& onnxPath, const std::string& outputPath,
-                     const CompileOptions& options);
-void compileGraph(ir::Graph& graph, const std::string& outputPath, const CompileOptions& options);
+CompileResult compileOnnxFile(const std::string& onnxPath, const std::string& outputPath,
+                              const CompileOptions& options);
+CompileResult compileGraph(ir::Graph& graph, const std::string& outputPath,
+                           const CompileOptions& options);
 
 }  // namespace kiln::driver

@@ -19,6 +19,7 @@ class KernelPool {
   // Every distinct kernel, in the order first added.
   std::vector<tir::PrimFunc> take() { return std::move(funcs_); }
   size_t reused() const { return reused_; }
+  size_t size() const { return symbolByBody_.size(); }  // distinct kernels added so far
 
  private:
   std::unordered_map<std::string, std::string> symbolByBody_;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/driver/compile_phase.h"
 #include "kiln/ir/pass.h"
 #include "kiln/transform/partition.h"
 
@@ -49,8 +50,11 @@ class Pipeline {
   void insertBefore(const std::string& anchor, PipelineEntry entry);
   void insertAfter(const std::string& anchor, PipelineEntry entry);
 
-  // The passes run at OPT_LEVEL for TARGET, in order. Throws kiln::Error for a level outside 0..3.
-  std::vector<ir::Pass> passes(int optLevel, const PassTarget& target) const;
+  // The passes run at OPT_LEVEL for TARGET, in order, up to those of phase LAST: the entries
+  // before "partition" are the graph-passes phase, "partition" its own, the entries after it the
+  // fuse phase. Throws kiln::Error for a level outside 0..3.
+  std::vector<ir::Pass> passes(int optLevel, const PassTarget& target,
+                               CompilePhase last = CompilePhase::kFuse) const;
   std::vector<std::string> names() const;  // every entry, in order
   // The entry named NAME; throws kiln::Error listing the entries when there is none.
   const PipelineEntry& entry(const std::string& name) const;
@@ -59,6 +63,7 @@ class Pipeline {
   std::vector<PipelineEntry> entries_;
 
   size_t indexOf(const std::string& anchor) const;
+  CompilePhase phaseOf(size_t index) const;
   void insertAt(size_t position, PipelineEntry entry);
 };
 

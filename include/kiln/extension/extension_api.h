@@ -2,11 +2,12 @@
  * plug-ins) to the compile contexts that load it. An extension exports:
  *
  *   uint32_t kiln_extension_api_version(void);
- *       returns KILN_EXTENSION_API_VERSION as the extension saw it when it was built; kiln refuses
- *       an extension of another version before calling anything else in it.
- *   int32_t kiln_extension_register(const KilnExtensionHost* host, KilnExtensionRegistrar* r);
+ *       returns KILN_ABI_VERSION (kiln/runtime/c_abi.h) as the extension saw it when it was
+ *       built; kiln refuses an extension of another version before calling anything else in it.
+ *   KilnStatus kiln_extension_register(const KilnExtensionHost* host, KilnExtensionRegistrar* r);
  *       describes its backends through host->add_backend(r, &backend), once per backend; returns
- *       0, or non-zero after host->set_error(r, "what went wrong") to refuse loading.
+ *       KILN_STATUS_OK, or KILN_STATUS_ERROR after host->set_error(r, "what went wrong") to
+ *       refuse loading.
  *   const KilnBackendRuntime* kiln_backend_runtime(const char* backend);
  *       the runtime part (kiln/runtime/offload_api.h), which runs what the backend compiled; it
  *       may also live in a separate library, built for the device that runs the model.
@@ -19,7 +20,8 @@
  * the order named, once.
  *
  * Everything an extension passes to kiln (names, help, tables) is read during the call and
- * copied; the library stays loaded as long as a context that loaded it exists. Plain C99, so an
+ * copied (c_abi.h's ownership rule); the library stays loaded as long as a context that loaded it
+ * exists. Statuses and the version are c_abi.h's. Plain C99, so an
  * extension may be written in C or any language with a C FFI, and built without kiln's libraries.
  */
 #ifndef KILN_EXTENSION_EXTENSION_API_H_
@@ -33,7 +35,7 @@
 extern "C" {
 #endif
 
-/* KILN_EXTENSION_API_VERSION and KILN_EXTENSION_SYMBOL_VERSION: see offload_api.h. */
+/* KILN_EXTENSION_SYMBOL_VERSION: see offload_api.h. */
 #define KILN_EXTENSION_SYMBOL_REGISTER "kiln_extension_register"
 
 /* NOLINTBEGIN(readability-identifier-naming) */
@@ -121,11 +123,12 @@ struct KilnMatch {
   void* host;               /* kiln's */
 };
 
-/* Non-zero to claim MATCH. USER_DATA is the backend's. */
+/* A question, not a status: non-zero to claim MATCH. USER_DATA is the backend's. */
 typedef int32_t (*KilnPredicateFn)(void* user_data, const KilnMatch* match);
 /* Compiles MATCH into a payload for the backend's runtime (api->set_payload) or into an object
- * linked into the artifact (api->set_object); returns 0, or non-zero after api->set_error. */
-typedef int32_t (*KilnCompileFn)(void* user_data, const KilnMatch* match);
+ * linked into the artifact (api->set_object); returns KILN_STATUS_OK, or KILN_STATUS_ERROR after
+ * api->set_error. */
+typedef KilnStatus (*KilnCompileFn)(void* user_data, const KilnMatch* match);
 
 /* What a backend claims. CHAIN lists op types, producer first, separated by spaces; an element
  * may list alternatives ("MatMul|Gemm") and end in '?' when it may be absent ("Conv Add? Relu").
@@ -161,17 +164,18 @@ typedef struct KilnExtensionRegistrar KilnExtensionRegistrar; /* opaque: kiln's 
 
 /* The functions kiln offers an extension, valid during kiln_extension_register. */
 typedef struct KilnExtensionHost {
-  uint32_t api_version; /* KILN_EXTENSION_API_VERSION of the kiln loading it */
-  /* Adds a backend; returns 0, or -1 when it is refused (a name already taken, a malformed
-   * table): the extension should then return non-zero from kiln_extension_register. */
-  int32_t (*add_backend)(KilnExtensionRegistrar* r, const KilnBackend* backend);
+  uint32_t api_version; /* KILN_ABI_VERSION of the kiln loading it */
+  /* Adds a backend; returns KILN_STATUS_OK, or KILN_STATUS_ERROR when it is refused (a name
+   * already taken, a malformed table): the extension should then return KILN_STATUS_ERROR from
+   * kiln_extension_register. */
+  KilnStatus (*add_backend)(KilnExtensionRegistrar* r, const KilnBackend* backend);
   /* Says why kiln_extension_register fails; kiln reports MESSAGE naming the extension's file. */
   void (*set_error)(KilnExtensionRegistrar* r, const char* message);
 } KilnExtensionHost;
 
 typedef uint32_t (*KilnExtensionVersionFn)(void);
-typedef int32_t (*KilnExtensionRegisterFn)(const KilnExtensionHost* host,
-                                           KilnExtensionRegistrar* registrar);
+typedef KilnStatus (*KilnExtensionRegisterFn)(const KilnExtensionHost* host,
+                                              KilnExtensionRegistrar* registrar);
 
 /* NOLINTEND(readability-identifier-naming) */
 

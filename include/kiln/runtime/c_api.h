@@ -1,20 +1,19 @@
 /* kiln's C ABI: load a module, get a function, call it with typed arguments, read the last error.
  * Plain C (C99), so any language with a C FFI can drive the runtime. Values carry the stable type
- * codes that the RPC wire format and the Python bindings use too (docs/rpc.md lists them). */
+ * codes that the RPC wire format and the Python bindings use too (docs/rpc.md lists them). The
+ * version, status convention and ownership rule are kiln's one C surface (c_abi.h). */
 #ifndef KILN_RUNTIME_C_API_H_
 #define KILN_RUNTIME_C_API_H_
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kiln/runtime/c_abi.h"
 #include "kiln/runtime/dlpack.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Bumped when a function or struct of this header changes incompatibly. */
-#define KILN_C_API_VERSION 1
 
 /* The type of a value. The numbers never change: new types get new numbers. */
 typedef enum {
@@ -71,23 +70,30 @@ typedef struct {
 /* C names, snake_case like every C API: */
 /* NOLINTBEGIN(readability-identifier-naming) */
 
-/* Every function returning int returns 0 on success and -1 on failure; then
- * kiln_get_last_error() (per thread) says what was received and what was expected. */
+/* Every KilnStatus function returns KILN_STATUS_OK, or KILN_STATUS_ERROR after which
+ * kiln_get_last_error() (on the same thread) says what was received and what was expected. */
 
+/* KILN_ABI_VERSION of the runtime library loaded. */
 int kiln_api_version(void);
+/* The message of this thread's last failure; valid until its next call into kiln. */
 const char* kiln_get_last_error(void);
 
 /* Loads a kiln artifact (checks its file, checksum and format version). */
-int kiln_module_load(const char* path, KilnModuleHandle* out);
+KilnStatus kiln_module_load(const char* path, KilnModuleHandle* out);
 /* The function NAME of MOD; an error naming the functions MOD has when it has no such function. */
-int kiln_module_get_function(KilnModuleHandle mod, const char* name, KilnFunctionHandle* out);
+KilnStatus kiln_module_get_function(KilnModuleHandle mod, const char* name,
+                                    KilnFunctionHandle* out);
 /* Calls F with NUM_ARGS arguments; *RESULT receives the return value (kKilnNone for none). */
-int kiln_function_call(KilnFunctionHandle f, const KilnValue* args, int32_t num_args,
-                       KilnValue* result);
+KilnStatus kiln_function_call(KilnFunctionHandle f, const KilnValue* args, int32_t num_args,
+                              KilnValue* result);
 
 /* Frees what a result owns (text, a tensor, a module or function handle) and sets it to none.
  * Safe on none and on a value already released. */
 void kiln_value_release(KilnValue* value);
+/* Moves the tensor a result holds (kKilnTensor) into *OUT, a DLManagedTensor that frees it with
+ * its own deleter, so it may outlive the value and go to any DLPack consumer without a copy;
+ * VALUE becomes none. Fails, leaving VALUE as it was, when VALUE holds no tensor. */
+KilnStatus kiln_value_take_tensor(KilnValue* value, DLManagedTensor** out);
 /* Drop a handle; NULL is allowed. A module stays alive while functions taken from it do. */
 void kiln_module_free(KilnModuleHandle mod);
 void kiln_function_free(KilnFunctionHandle f);

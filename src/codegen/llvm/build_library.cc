@@ -147,6 +147,16 @@ void buildSharedLibrary(const std::vector<tir::PrimFunc>& funcs,
   linkSharedLibrary(objects, options.target.triple, outputPath, scratch.path() + "/link.log");
 }
 
+void writeLlvmIr(const std::vector<tir::PrimFunc>& funcs, const std::vector<EntryFunction>& entries,
+                 const BuildOptions& options, const std::string& outputPath) {
+  threadCount(options);
+  BuildOptions withIr = options;
+  withIr.dumpLlvmPath = outputPath;
+  TempPath scratch = TempPath::folder("kiln-codegen");
+  compileObjects(
+      funcs, entries, "nothing.o", [](const std::string&) {}, withIr, scratch);
+}
+
 void buildStaticLibrary(const std::vector<tir::PrimFunc>& funcs,
                         const std::vector<EntryFunction>& entries,
                         const std::vector<WeightTable>& weights, const BuildOptions& options,

@@ -99,7 +99,7 @@ std::unique_ptr<ir::Graph> GraphImporter::importOneBody(
   std::vector<ir::TensorType> formal =
       ir::bodyInputTypes(label, node.op_type(), attrs, graph_->opsetVersion, types, attr);
   for (int round = 0; round < kMaxTypingRounds; ++round) {
-    GraphImporter sub(body, opts_, graph_->opsetVersion);
+    GraphImporter sub(body, opts_, modelOpset_);
     std::unique_ptr<ir::Graph> g = sub.importBody(formal, captured);
     std::vector<ir::TensorType> outs;
     outs.reserve(g->outputs().size());

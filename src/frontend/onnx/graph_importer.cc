@@ -10,6 +10,7 @@
 #include "kiln/ir/control_flow.h"
 #include "kiln/ir/op_registry.h"
 #include "kiln/support/error.h"
+#include "legacy_opsets.h"
 #include "model_check.h"
 #include "tensor_convert.h"
 
@@ -34,9 +35,9 @@ bool hasGraphAttribute(const NodeProto& node) {
 
 GraphImporter::GraphImporter(const ::onnx::GraphProto& proto, const ImportOptions& opts,
                              int64_t opset)
-    : proto_(proto), opts_(opts), graph_(std::make_unique<ir::Graph>()) {
+    : proto_(proto), opts_(opts), modelOpset_(opset), graph_(std::make_unique<ir::Graph>()) {
   graph_->setOps(opts.ops);
-  graph_->opsetVersion = opset;
+  graph_->opsetVersion = std::max(opset, kLegacyTargetOpset);
   if (!proto.name().empty()) graph_->name = proto.name();
 }
 
@@ -179,7 +180,10 @@ std::string GraphImporter::freshValueName(const std::string& base) {
 }
 
 std::string GraphImporter::describe(const NodeProto& node, const std::string& name) const {
-  return strCat("node '", name, "' (op '", node.op_type(), "', opset ", graph_->opsetVersion, ")");
+  std::string opset = modelOpset_ == graph_->opsetVersion
+                          ? strCat(modelOpset_)
+                          : strCat(modelOpset_, ", read as opset ", graph_->opsetVersion);
+  return strCat("node '", name, "' (op '", node.op_type(), "', opset ", opset, ")");
 }
 
 ir::Value* GraphImporter::lookup(const std::string& value, const NodeProto& node,
@@ -250,6 +254,25 @@ ir::Node* GraphImporter::addTyped(const NodeProto& node, const std::string& name
 }
 
 void GraphImporter::importNode(const NodeProto& node) {
+  if (modelOpset_ < graph_->opsetVersion) {
+    std::string shown = node.name().empty() ? node.op_type() : node.name();
+    LegacyContext context{
+        modelOpset_,
+        strCat("node '", shown, "' (op '", node.op_type(), "', opset ", modelOpset_, ")"),
+        [this](const std::string& v) -> const ir::Value* {
+          auto it = values_.find(v);
+          return it == values_.end() ? nullptr : it->second;
+        },
+        [this](const std::string& base) { return freshValueName(base); }};
+    if (std::optional<std::vector<NodeProto>> upgraded = upgradeLegacyNode(node, context)) {
+      for (const NodeProto& n : *upgraded) importCurrentNode(n);
+      return;
+    }
+  }
+  importCurrentNode(node);
+}
+
+void GraphImporter::importCurrentNode(const NodeProto& node) {
   std::string name = nodeName(node);
   if (node.op_type() == "Constant" && isDefaultDomain(node.domain())) {
     return importConstantNode(node, name);
@@ -304,7 +327,7 @@ bool GraphImporter::expandIfFunction(const NodeProto& node, const std::string& n
   std::optional<std::vector<NodeProto>> body =
       expandFunction(node, name, graph_->opsetVersion, types);
   if (!body) return false;
-  for (const NodeProto& n : *body) importNode(n);
+  for (const NodeProto& n : *body) importCurrentNode(n);
   return true;
 }
 

@@ -36,6 +36,7 @@ class GraphImporter {
  private:
   const ::onnx::GraphProto& proto_;
   const ImportOptions& opts_;
+  int64_t modelOpset_;  // the model's; the graph's is kLegacyTargetOpset when it is older
   std::unique_ptr<ir::Graph> graph_;
   std::map<std::string, ir::Value*> values_;  // ONNX value name -> its value in graph_
   std::set<std::string> nodeNames_;
@@ -57,6 +58,8 @@ class GraphImporter {
   void checkSupported(const ::onnx::NodeProto& node, const std::string& name) const;
   void markLegacySoftmax(const ::onnx::NodeProto& node, ir::Attrs& attrs) const;
   void importNode(const ::onnx::NodeProto& node);
+  // NODE in the form of the graph's opset (a model older than opset 7 rewritten into it).
+  void importCurrentNode(const ::onnx::NodeProto& node);
   // Adds the node and types it; errors gain the node's ONNX description.
   ir::Node* addTyped(const ::onnx::NodeProto& node, const std::string& name,
                      std::vector<ir::Value*> inputs, const std::vector<std::string>& outputNames,

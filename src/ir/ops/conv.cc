@@ -49,6 +49,9 @@ void inferConv(Node& node) {
   setOutput(node, 0, {x.dtype, out});
 }
 
+// The compiled convolutions cover 1-D and 2-D; more spatial dims run in the runtime.
+bool convRuntimeForm(const Node& node) { return node.inputs[0]->type.rank() > 4; }
+
 }  // namespace
 
 void registerConvOps(const OpAdder& add) {
@@ -57,6 +60,7 @@ void registerConvOps(const OpAdder& add) {
        .minInputs = 2,
        .maxInputs = 3,
        .sinceVersion = 1,
+       .runtimeForm = convRuntimeForm,
        .inferTypes = inferConv});
 }
 

@@ -48,6 +48,7 @@ const RuntimeOpTable& table() {
       {"DequantizeLinear", ops::runDequantizeLinear},
       {"MatMulInteger", ops::runMatMulInteger},
       {"QLinearMatMul", ops::runQLinearMatMul},
+      {"Conv", ops::runConv},
       {"ConvInteger", ops::runConvInteger},
       {"QLinearConv", ops::runQLinearConv},
       {"Adagrad", ops::runAdagrad},

@@ -87,6 +87,20 @@ void gatherElements(const NDArray& src, NDArray& dst, SrcIndex srcIndex) {
 
 // Calls F with a value of the C++ type of DT (float, double, intN_t, uintN_t, bool); any other
 // dtype is an error naming the op.
+// Calls F(element, index) for every element of SHAPE in row-major order.
+template <typename F>
+void forEachIndex(const Shape& shape, F f) {
+  std::vector<int64_t> idx(shape.size(), 0);
+  int64_t n = shapeNumel(shape);
+  for (int64_t e = 0; e < n; ++e) {
+    f(e, idx);
+    for (size_t d = shape.size(); d-- > 0;) {
+      if (++idx[d] < shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
 template <typename F>
 void visitNumeric(const RuntimeOpContext& ctx, DataType dt, F&& f) {
   if (dt.lanes != 1) fail(ctx, "vector dtype ", dt.str(), " is not supported");

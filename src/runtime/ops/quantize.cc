@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "conv_sums.h"
 #include "op_util.h"
 #include "runtime_ops.h"
 
@@ -52,19 +53,6 @@ size_t checkedAxis(const RuntimeOpContext& ctx, const NDArray& x, size_t count) 
     fail(ctx, "scale has ", count, " values; expected 1 or ", x.shape()[a], " (dim ", a, ")");
   }
   return a;
-}
-
-template <typename F>
-void forEachIndex(const Shape& shape, F f) {
-  std::vector<int64_t> idx(shape.size(), 0);
-  int64_t n = shapeNumel(shape);
-  for (int64_t e = 0; e < n; ++e) {
-    f(e, idx);
-    for (size_t d = shape.size(); d-- > 0;) {
-      if (++idx[d] < shape[d]) break;
-      idx[d] = 0;
-    }
-  }
 }
 
 // numpy matmul of integers A - A_ZP and B - B_ZP (zero points per tensor, per row of A or per
@@ -118,72 +106,6 @@ Shape matmulInteger(const RuntimeOpContext& ctx, const NDArray& a, const NDArray
     }
   });
   return out;
-}
-
-// A direct N-d convolution of X - X_ZP with W - W_ZP (per output channel), in exact sums.
-struct ConvResult {
-  Shape shape;
-  std::vector<double> sums;
-};
-
-ConvResult convInteger(const RuntimeOpContext& ctx, const NDArray& x, const NDArray& w,
-                       const std::vector<double>& xzp, const std::vector<double>& wzp) {
-  const Shape& xs = x.shape();
-  const Shape& ws = w.shape();
-  size_t nd = xs.size() - 2;
-  if (xs.size() < 3 || ws.size() != xs.size()) {
-    fail(ctx, "input ", shapeStr(xs), " and weight ", shapeStr(ws), " do not form a convolution");
-  }
-  int64_t group = attrInt(ctx, "group", 1);
-  int64_t oc = ws[0], icg = ws[1];
-  if (group < 1 || xs[1] != icg * group || oc % group != 0) {
-    fail(ctx, "channels of ", shapeStr(xs), " and ", shapeStr(ws), " do not match group ", group);
-  }
-  std::vector<int64_t> strides = attrInts(ctx, "strides"), dil = attrInts(ctx, "dilations"),
-                       pads = attrInts(ctx, "pads");
-  strides.resize(nd, 1);
-  dil.resize(nd, 1);
-  pads.resize(2 * nd, 0);
-  std::string autoPad = attrString(ctx, "auto_pad", "NOTSET");
-  ConvResult r;
-  r.shape = {xs[0], oc};
-  for (size_t d = 0; d < nd; ++d) {
-    int64_t k = (ws[d + 2] - 1) * dil[d] + 1, in = xs[d + 2];
-    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-      int64_t outSize = (in + strides[d] - 1) / strides[d];
-      int64_t total = std::max<int64_t>(0, (outSize - 1) * strides[d] + k - in);
-      pads[d] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
-      pads[d + nd] = total - pads[d];
-    } else if (autoPad == "VALID") {
-      pads[d] = pads[d + nd] = 0;
-    }
-    r.shape.push_back((in + pads[d] + pads[d + nd] - k) / strides[d] + 1);
-  }
-  std::vector<double> xv = toDoubles(ctx, x), wv = toDoubles(ctx, w);
-  std::vector<int64_t> xst = rowMajorStrides(xs), wst = rowMajorStrides(ws);
-  Shape kernel(ws.begin() + 2, ws.end());
-  r.sums.assign(static_cast<size_t>(shapeNumel(r.shape)), 0.0);
-  int64_t ocg = oc / group;
-  forEachIndex(r.shape, [&](int64_t e, const std::vector<int64_t>& yi) {
-    int64_t o = yi[1];
-    double zw = wzp[wzp.size() == 1 ? 0 : static_cast<size_t>(o)];
-    double sum = 0;
-    for (int64_t q = 0; q < icg; ++q) {
-      int64_t c = (o / ocg) * icg + q;
-      forEachIndex(kernel, [&](int64_t, const std::vector<int64_t>& k) {
-        int64_t xi = yi[0] * xst[0] + c * xst[1], wi = o * wst[0] + q * wst[1];
-        for (size_t d = 0; d < nd; ++d) {
-          int64_t pos = yi[2 + d] * strides[d] - pads[d] + k[d] * dil[d];
-          if (pos < 0 || pos >= xs[2 + d]) return;
-          xi += pos * xst[2 + d];
-          wi += k[d] * wst[2 + d];
-        }
-        sum += (xv[static_cast<size_t>(xi)] - xzp[0]) * (wv[static_cast<size_t>(wi)] - zw);
-      });
-    }
-    r.sums[static_cast<size_t>(e)] = sum;
-  });
-  return r;
 }
 
 }  // namespace
@@ -244,8 +166,8 @@ void runQLinearMatMul(RuntimeOpContext& ctx) {
 }
 
 void runConvInteger(RuntimeOpContext& ctx) {
-  ConvResult r = convInteger(ctx, ctx.input(0), ctx.input(1), optionalDoubles(ctx, 2),
-                             optionalDoubles(ctx, 3));
+  ConvSums r =
+      convSums(ctx, ctx.input(0), ctx.input(1), optionalDoubles(ctx, 2), optionalDoubles(ctx, 3));
   NDArray y = ctx.output(0, r.shape);
   for (size_t e = 0; e < r.sums.size(); ++e) y.data<int32_t>()[e] = static_cast<int32_t>(r.sums[e]);
 }
@@ -254,8 +176,8 @@ void runConvInteger(RuntimeOpContext& ctx) {
 void runQLinearConv(RuntimeOpContext& ctx) {
   std::vector<double> xs = toDoubles(ctx, ctx.input(1)), ws = toDoubles(ctx, ctx.input(4)),
                       ys = toDoubles(ctx, ctx.input(6)), yzp = toDoubles(ctx, ctx.input(7));
-  ConvResult r = convInteger(ctx, ctx.input(0), ctx.input(3), toDoubles(ctx, ctx.input(2)),
-                             toDoubles(ctx, ctx.input(5)));
+  ConvSums r = convSums(ctx, ctx.input(0), ctx.input(3), toDoubles(ctx, ctx.input(2)),
+                        toDoubles(ctx, ctx.input(5)));
   std::vector<double> bias =
       ctx.numInputs() > 8 && ctx.hasInput(8) ? toDoubles(ctx, ctx.input(8)) : std::vector<double>{};
   NDArray y = ctx.output(0, r.shape);

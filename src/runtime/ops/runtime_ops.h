@@ -19,6 +19,7 @@ void runStringNormalizer(RuntimeOpContext& ctx);
 void runCompress(RuntimeOpContext& ctx);
 void runConstantOfShape(RuntimeOpContext& ctx);
 void runCumSum(RuntimeOpContext& ctx);
+void runConv(RuntimeOpContext& ctx);
 void runConvInteger(RuntimeOpContext& ctx);
 void runDequantizeLinear(RuntimeOpContext& ctx);
 void runDet(RuntimeOpContext& ctx);

@@ -104,7 +104,7 @@ void ChunkingPool::reset() {
 }
 
 const KilnBackendApi* ChunkingPool::api() {
-  static const KilnBackendApi kApi{KILN_BACKEND_API_VERSION, &ChunkingPool::launch};
+  static const KilnBackendApi kApi{KILN_ABI_VERSION, &ChunkingPool::launch};
   return &kApi;
 }
 

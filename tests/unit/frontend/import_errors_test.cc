@@ -212,13 +212,19 @@ TEST(ImportErrors, UnsupportedUnnamedOpGetsGeneratedName) {
   EXPECT_NE(msg.find("node 'NotARealOp_0' (op 'NotARealOp', opset 11)"), std::string::npos) << msg;
 }
 
+// An op the model's opset does not define yet (Einsum came in opset 12).
 TEST(ImportErrors, OpsetOlderThanKilnImplements) {
-  OnnxModelBuilder b(6);
+  OnnxModelBuilder b(10);
   b.input("x", {int64_t{2}, int64_t{4}});
-  b.node("Dropout", {"x"}, {"y"}, "drop");  // opset 6 Dropout has other semantics (is_test)
+  ::onnx::NodeProto* n = b.node("Einsum", {"x"}, {"y"}, "sum");
+  ::onnx::AttributeProto* eq = n->add_attribute();
+  eq->set_name("equation");
+  eq->set_type(::onnx::AttributeProto::STRING);
+  eq->set_s("ij->i");
   b.output("y");
   std::string msg = importError(b.bytes());
-  EXPECT_NE(msg.find("node 'drop' (op 'Dropout', opset 6) is not supported by kiln"),
+  EXPECT_NE(msg.find("node 'sum' (op 'Einsum', opset 10) is not supported by kiln: kiln "
+                     "implements 'Einsum' as defined from opset 12 on"),
             std::string::npos)
       << msg;
 }

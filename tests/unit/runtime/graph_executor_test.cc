@@ -126,7 +126,7 @@ static int32_t addw_body(int64_t begin, int64_t end, void* closure) {
 }
 int32_t k_padd_w(void* const* a) {
   AddW s = {a[0], a[1], a[2]};
-  if (!__kiln_backend_api || __kiln_backend_api->version != KILN_BACKEND_API_VERSION) return 99;
+  if (!__kiln_backend_api || __kiln_backend_api->version != KILN_ABI_VERSION) return 99;
   return __kiln_backend_api->parallel_launch(addw_body, &s, 8);
 }
 

@@ -44,6 +44,12 @@ void buildSharedLibrary(const std::vector<tir::PrimFunc>& funcs,
 void buildSharedLibrary(const std::vector<tir::PrimFunc>& funcs, const std::string& artifact,
                         const BuildOptions& options, const std::string& outputPath);
 
+// Generates code for FUNCS and ENTRIES as buildSharedLibrary does and writes the optimised LLVM IR
+// of its modules to OUTPUT_PATH, one after another, instead of linking: what --compile-to codegen
+// shows.
+void writeLlvmIr(const std::vector<tir::PrimFunc>& funcs, const std::vector<EntryFunction>& entries,
+                 const BuildOptions& options, const std::string& outputPath);
+
 // One model's weights for a static library: BYTES hold every tensor at OFFSETS (64-byte aligned),
 // emitted read-only as WEIGHTS_SYMBOL; TABLE_SYMBOL is `void* const TABLE[]`, one pointer per
 // tensor into it, in the order the model's entry function expects its params.
