@@ -296,6 +296,7 @@ CompiledModel compileModel(const NamedGraph& named, Library& library, const std:
   return out;
 }
 
+// The IR of the phase every model stopped after, as one file: graph IR or loop IR text (each
 // model's after a comment line naming it, when there are several), or a JSON object by model.
 std::string stoppedIr(const std::vector<NamedGraph>& models,
                       const std::vector<CompiledModel>& compiled) {

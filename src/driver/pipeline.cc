@@ -31,6 +31,7 @@ Pipeline Pipeline::builtin() {
   for (const char* name : {"fold-constants", "simplify"}) p.entries_.push_back(plain(name, 1));
   for (const char* name : {"fold-batch-norm", "fuse-layer-norm"})
     p.entries_.push_back(plain(name, 2));
+  p.entries_.push_back(plain("decompose-conv", 1));
   p.entries_.push_back({"partition", 0, partition});
   for (const char* name : {"convert-layout", "pack-matmul"}) p.entries_.push_back(plain(name, 2));
   for (const char* name : {"fuse-ops", "concat-in-place"}) p.entries_.push_back(plain(name, 3));

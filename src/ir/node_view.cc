@@ -42,6 +42,11 @@ opdef::Dims NodeView::inputShape(size_t i) const {
   return node_.inputs[i]->type.shape;
 }
 
+std::string NodeView::inputTypeStr(size_t i) const {
+  if (!hasInput(i)) opdef::fail(*this, inputName(i, ""), " is required but was omitted");
+  return node_.inputs[i]->type.str();
+}
+
 std::optional<std::vector<int64_t>> NodeView::inputInts(size_t i, const char* what) const {
   if (!hasInput(i)) opdef::fail(*this, inputName(i, what), " is required but was omitted");
   const Value* v = node_.inputs[i];

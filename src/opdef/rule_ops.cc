@@ -4,7 +4,9 @@
 namespace kiln::opdef {
 
 const std::set<std::string>& ruleOps() {
-  static const std::set<std::string> kOps = {"Einsum", "Range", "Resize", "Slice", "Upsample"};
+  static const std::set<std::string> kOps = {
+      "AveragePool", "Conv",    "ConvInteger", "Einsum", "Flatten", "MaxPool",   "QLinearConv",
+      "Range",       "Reshape", "Resize",      "Slice",  "Squeeze", "Unsqueeze", "Upsample"};
   return kOps;
 }
 

@@ -139,9 +139,13 @@ TEST(CompileContext, PipelineNamesAndPlacesPasses) {
   e = errorOf([&] { p.insertAfter("simplify", {"mine", 1, noop}); });
   EXPECT_NE(e.find("'mine' is already in the pipeline"), std::string::npos) << e;
   std::vector<ir::Pass> atOne = p.passes(1, {});
-  EXPECT_EQ(atOne.size(), 3u);  // fold-constants, simplify, partition: "mine" runs from level 2
-  EXPECT_EQ(p.passes(2, {}).size(), 8u);
+  // fold-constants, simplify, decompose-conv, partition: "mine" runs from level 2
+  EXPECT_EQ(atOne.size(), 4u);
+  EXPECT_EQ(p.passes(2, {}).size(), 9u);
   EXPECT_EQ(p.passes(0, {}).size(), 1u);  // partition runs at every level
+  // The phases: the passes before partition, partition, the passes after.
+  EXPECT_EQ(p.passes(3, {}, driver::CompilePhase::kGraphPasses).size(), 5u);
+  EXPECT_EQ(p.passes(3, {}, driver::CompilePhase::kPartition).size(), 6u);
   EXPECT_EQ(p.entry("mine").minOptLevel, 2);
   e = errorOf([&] { p.entry("nope"); });
   EXPECT_NE(e.find("'nope' is not in the pipeline"), std::string::npos) << e;

@@ -151,7 +151,8 @@ void addCompileCommand(CLI::App& app, std::shared_ptr<const driver::CompileConte
                   "The name each model is created under: lib[NAME](device); repeat it once per "
                   "model, in order (default: \"default\" for a single model)");
   cmd->add_option("--opt-level", args->options.optLevel,
-                  "0: no graph optimisation; 1: fold constants, simplify; 2: + fold batch norm, "
+                  "0: no graph optimisation; 1: fold constants, simplify, 3-D and higher "
+                  "convolutions as 2-D ones; 2: + fold batch norm, "
                   "blocked conv layout, packed GEMM weights; 3: + operator fusion (LLVM uses the "
                   "same level)")
       ->check(CLI::Range(0, 3))

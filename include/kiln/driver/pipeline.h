@@ -39,10 +39,10 @@ struct PassTarget {
 
 class Pipeline {
  public:
-  // 0: partition only (every other node becomes its own kernel); 1: fold-constants, simplify;
-  // 2: + fold-batch-norm, fuse-layer-norm, convert-layout and pack-matmul; 3: + fuse-ops,
-  // concat-in-place. "partition" (for the backends of PassTarget::offloads) runs at every level,
-  // after fuse-layer-norm.
+  // 0: partition only (every other node becomes its own kernel); 1: fold-constants, simplify,
+  // decompose-conv; 2: + fold-batch-norm, fuse-layer-norm, convert-layout and pack-matmul; 3: +
+  // fuse-ops, concat-in-place. "partition" (for the backends of PassTarget::offloads) runs at every
+  // level, after fuse-layer-norm.
   static Pipeline builtin();
 
   // Adds ENTRY just before (or after) the entry named ANCHOR. Throws kiln::Error when ANCHOR is

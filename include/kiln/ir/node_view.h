@@ -21,6 +21,7 @@ class NodeView : public opdef::OpView {
   size_t numInputs() const override { return node_.inputs.size(); }
   bool hasInput(size_t i) const override;
   opdef::Dims inputShape(size_t i) const override;
+  std::string inputTypeStr(size_t i) const override;
   std::optional<std::vector<int64_t>> inputInts(size_t i, const char* what) const override;
   std::optional<std::vector<double>> inputDoubles(size_t i, const char* what) const override;
 

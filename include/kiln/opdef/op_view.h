@@ -37,6 +37,8 @@ class OpView {
   virtual bool hasInput(size_t i) const = 0;  // false for an omitted optional input
   // Input I's dims, kUnknownDim where a size is known only at run time.
   virtual Dims inputShape(size_t i) const = 0;
+  // Input I's type as messages write it: "float32[2,?]".
+  virtual std::string inputTypeStr(size_t i) const = 0;
   // Input I's elements when they are known now (always at run time; for constants at compile
   // time); nullopt otherwise. inputInts accepts integer dtypes only (WHAT names the input in the
   // error), inputDoubles any numeric dtype.

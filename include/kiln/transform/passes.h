@@ -27,6 +27,11 @@ void foldBatchNorm(ir::Graph& graph);
 // axis, float32) becomes one LayerNormalization.
 void fuseLayerNorm(ir::Graph& graph);
 
+// decompose-conv: a float Conv with constant weights over three or more spatial dims becomes one
+// convolution over one dim fewer per tap of the kernel's leading spatial dim (the input's taps
+// gathered, batched with the images), summed, until only 1-D and 2-D convolutions are left.
+void decomposeConv(ir::Graph& graph);
+
 // convert-layout: runs 2-D convolution chains in the channel-blocked layout NCHW[b]c (b = BLOCK,
 // the target's fp32 vector lanes): float32 Conv with constant weights (group 1, depthwise, or
 // groups of whole blocks) becomes kiln.ConvBlocked with weights packed here; pools,

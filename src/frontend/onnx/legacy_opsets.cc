@@ -122,14 +122,14 @@ void binaryBroadcast(Rewrite& r) {
   const AttributeProto* broadcast = findAttr(r.node, "broadcast");
   const AttributeProto* axis = findAttr(r.node, "axis");
   bool aligned = broadcast != nullptr && broadcast->i() == 1 && axis != nullptr;
-  int64_t at = aligned ? axis->i() : 0;
-  removeAttr(r.node, "broadcast");
+  const int64_t given = aligned ? axis->i() : 0;
+  removeAttr(r.node, "broadcast");  // BROADCAST and AXIS point into the node: read them first
   removeAttr(r.node, "axis");
   if (!aligned) return;
   int64_t rankA = r.rankOf(0), rankB = r.rankOf(1);
-  if (at < 0) at += rankA;
+  int64_t at = given < 0 ? given + rankA : given;
   if (at < 0 || at + rankB > rankA) {
-    throw Error(strCat(r.context.label, ": axis ", axis->i(), " does not place B (rank ", rankB,
+    throw Error(strCat(r.context.label, ": axis ", given, " does not place B (rank ", rankB,
                        ") inside A (rank ", rankA, "); expected 0 <= axis <= ", rankA - rankB));
   }
   std::vector<int64_t> trailing;
@@ -230,7 +230,8 @@ void upsampleScales(Rewrite& r) {
 void lpPoolIntegerP(Rewrite& r) {
   const AttributeProto* p = findAttr(r.node, "p");
   if (p == nullptr || p->type() != AttributeProto::FLOAT) return;
-  setAttr(r.node, "p", AttributeProto::INT).set_i(static_cast<int64_t>(p->f()));
+  auto value = static_cast<int64_t>(p->f());  // P points into the node: read it first
+  setAttr(r.node, "p", AttributeProto::INT).set_i(value);
 }
 
 void dropAttr(Rewrite& r, const char* name) { removeAttr(r.node, name); }

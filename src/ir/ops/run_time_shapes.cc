@@ -40,32 +40,6 @@ void sameRank(Node& node) {
   for (size_t i = 0; i < node.outputs.size(); ++i) unknownDims(node, i, x.dtype, x.rank());
 }
 
-void reshapeRank(Node& node) {
-  int64_t rank = node.attrs.has("shape")
-                     ? static_cast<int64_t>(node.attrs.getInts("shape", {}).size())
-                     : listLength(node, 1, "shape");
-  unknownDims(node, 0, inputType(node, 0).dtype, rank);
-}
-
-void squeezeRank(Node& node) {
-  const TensorType& x = inputType(node, 0);
-  int64_t n = attrOrListLength(node, "axes", 1);
-  if (n <= 0) {
-    fail(node, "without axes, Squeeze drops the dims of size 1, but the input is ", x.str(),
-         ", sized at run time: the output rank is unknown; give the axes");
-  }
-  unknownDims(node, 0, x.dtype, x.rank() - n);
-}
-
-void unsqueezeRank(Node& node) {
-  const TensorType& x = inputType(node, 0);
-  int64_t n = attrOrListLength(node, "axes", 1);
-  if (n < 0) fail(node, "axes are required");
-  unknownDims(node, 0, x.dtype, x.rank() + n);
-}
-
-void flattenRank(Node& node) { unknownDims(node, 0, inputType(node, 0).dtype, 2); }
-
 void expandRank(Node& node) {
   const TensorType& x = inputType(node, 0);
   unknownDims(node, 0, x.dtype, std::max<int64_t>(x.rank(), listLength(node, 1, "shape")));
@@ -118,16 +92,12 @@ const std::map<std::string, RunTimeShapes>& table() {
   static const std::map<std::string, RunTimeShapes> kTable = {
       {"ConstantOfShape", {{0}, constantOfShapeRank}},
       {"Expand", {{1}, expandRank}},
-      {"Flatten", {{}, flattenRank}},
       {"Identity", {{}, sameType}},
       {"Pad", {{1, 3}, sameRank}},
       {"ReduceSum", {{1}, reduceRank}},
-      {"Reshape", {{1}, reshapeRank}},
       {"Split", {{1}, sameRank}},
-      {"Squeeze", {{1}, squeezeRank}},
       {"Tile", {{1}, sameRank}},
       {"TopK", {{1}, topKRank}},
-      {"Unsqueeze", {{1}, unsqueezeRank}},
   };
   return kTable;
 }

@@ -32,6 +32,11 @@ opdef::Dims ContextView::inputShape(size_t i) const {
   return ctx_.input(i).shape();
 }
 
+std::string ContextView::inputTypeStr(size_t i) const {
+  if (!hasInput(i)) fail(ctx_, "input ", i, " is required but was omitted");
+  return strCat(ctx_.input(i).dtype().str(), shapeStr(ctx_.input(i).shape()));
+}
+
 std::optional<std::vector<int64_t>> ContextView::inputInts(size_t i, const char* what) const {
   if (!hasInput(i)) fail(ctx_, what, " (input ", i, ") is required but was omitted");
   return ops::inputInts(ctx_, i, what);

@@ -3,7 +3,9 @@
 // convolutions share.
 #include <algorithm>
 
+#include "context_view.h"
 #include "conv_sums.h"
+#include "kiln/opdef/window.h"
 #include "op_util.h"
 #include "runtime_ops.h"
 
@@ -22,26 +24,12 @@ ConvSums convSums(const RuntimeOpContext& ctx, const NDArray& x, const NDArray& 
   if (group < 1 || xs[1] != icg * group || oc % group != 0) {
     fail(ctx, "channels of ", shapeStr(xs), " and ", shapeStr(ws), " do not match group ", group);
   }
-  std::vector<int64_t> strides = attrInts(ctx, "strides"), dil = attrInts(ctx, "dilations"),
-                       pads = attrInts(ctx, "pads");
-  strides.resize(nd, 1);
-  dil.resize(nd, 1);
-  pads.resize(2 * nd, 0);
-  std::string autoPad = attrString(ctx, "auto_pad", "NOTSET");
+  opdef::WindowGeometry g = opdef::windowGeometry(ContextView(ctx), Shape(xs.begin() + 2, xs.end()),
+                                                  Shape(ws.begin() + 2, ws.end()));
+  const std::vector<int64_t>&strides = g.strides, &dil = g.dilations, &pads = g.padsBegin;
   ConvSums r;
   r.shape = {xs[0], oc};
-  for (size_t d = 0; d < nd; ++d) {
-    int64_t k = (ws[d + 2] - 1) * dil[d] + 1, in = xs[d + 2];
-    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-      int64_t outSize = (in + strides[d] - 1) / strides[d];
-      int64_t total = std::max<int64_t>(0, (outSize - 1) * strides[d] + k - in);
-      pads[d] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
-      pads[d + nd] = total - pads[d];
-    } else if (autoPad == "VALID") {
-      pads[d] = pads[d + nd] = 0;
-    }
-    r.shape.push_back((in + pads[d] + pads[d + nd] - k) / strides[d] + 1);
-  }
+  r.shape.insert(r.shape.end(), g.output.begin(), g.output.end());
   std::vector<double> xv = toDoubles(ctx, x), wv = toDoubles(ctx, w);
   std::vector<int64_t> xst = rowMajorStrides(xs), wst = rowMajorStrides(ws);
   Shape kernel(ws.begin() + 2, ws.end());

@@ -4,60 +4,33 @@
 #include <cmath>
 #include <limits>
 
+#include "context_view.h"
+#include "kiln/opdef/window.h"
 #include "op_util.h"
 #include "runtime_ops.h"
 
 namespace kiln::runtime::ops {
 namespace {
 
-struct Window {
-  std::vector<int64_t> kernel, strides, dilations, begin, out;
-};
-
-Window windowOf(const RuntimeOpContext& ctx, const Shape& in) {
-  size_t nd = in.size() - 2;
-  Window w;
-  w.kernel = attrInts(ctx, "kernel_shape");
-  if (w.kernel.size() != nd) {
-    fail(ctx, "kernel_shape ", listStr(w.kernel), " has ", w.kernel.size(), " values; expected ",
-         nd);
+// The window of the node over IN's spatial dims (src/opdef's rule, as at compile time).
+opdef::WindowGeometry windowOf(const RuntimeOpContext& ctx, const Shape& in) {
+  Shape spatial(in.begin() + 2, in.end());
+  std::vector<int64_t> kernel = attrInts(ctx, "kernel_shape");
+  if (kernel.size() != spatial.size()) {
+    fail(ctx, "kernel_shape ", listStr(kernel), " has ", kernel.size(), " values; expected ",
+         spatial.size());
   }
-  w.strides = attrInts(ctx, "strides");
-  w.dilations = attrInts(ctx, "dilations");
-  std::vector<int64_t> pads = attrInts(ctx, "pads");
-  w.strides.resize(nd, 1);
-  w.dilations.resize(nd, 1);
-  pads.resize(2 * nd, 0);
-  std::string autoPad = attrString(ctx, "auto_pad", "NOTSET");
-  bool ceil = attrInt(ctx, "ceil_mode", 0) != 0;
-  for (size_t d = 0; d < nd; ++d) {
-    int64_t size = in[d + 2], span = (w.kernel[d] - 1) * w.dilations[d] + 1, s = w.strides[d];
-    int64_t out = 0, begin = pads[d], end = pads[d + nd];
-    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-      out = (size + s - 1) / s;
-      int64_t total = std::max<int64_t>(0, (out - 1) * s + span - size);
-      begin = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
-    } else {
-      if (autoPad == "VALID") begin = end = 0;
-      int64_t room = size + begin + end - span;
-      out = (ceil ? (room + s - 1) / s : room / s) + 1;
-      if (ceil && (out - 1) * s >= size + begin) --out;
-    }
-    if (out < 1) fail(ctx, "the window does not fit dim ", d + 2, " of ", shapeStr(in));
-    w.begin.push_back(begin);
-    w.out.push_back(out);
-  }
-  return w;
+  return opdef::windowGeometry(ContextView(ctx), spatial, kernel);
 }
 
 void pool(RuntimeOpContext& ctx, bool isMax) {
   const NDArray& x = ctx.input(0);
   const Shape& in = x.shape();
   if (in.size() < 3) fail(ctx, "X is ", shapeStr(in), "; expected N, C and spatial dims");
-  Window w = windowOf(ctx, in);
+  opdef::WindowGeometry w = windowOf(ctx, in);
   size_t nd = in.size() - 2;
   Shape outShape = {in[0], in[1]};
-  outShape.insert(outShape.end(), w.out.begin(), w.out.end());
+  outShape.insert(outShape.end(), w.output.begin(), w.output.end());
   NDArray y = ctx.output(0, outShape);
   bool wantIndices = isMax && ctx.numOutputs() > 1;
   NDArray idx = wantIndices ? ctx.output(1, outShape) : NDArray();
@@ -84,7 +57,7 @@ void pool(RuntimeOpContext& ctx, bool isMax) {
           int64_t flat = 0, colFlat = 0, colStride = 1;
           bool inside = true;
           for (size_t d = 0; d < nd; ++d) {
-            int64_t p = o[d + 2] * w.strides[d] - w.begin[d] + k[d] * w.dilations[d];
+            int64_t p = o[d + 2] * w.strides[d] - w.padsBegin[d] + k[d] * w.dilations[d];
             inside = inside && p >= 0 && p < in[d + 2];
             flat = flat * in[d + 2] + p;
             colFlat += p * colStride;

@@ -1,0 +1,15 @@
+// The output shapes of the ops that give the same elements a new shape: Reshape (0 copies an input
+// dim unless allowzero, one -1 takes what is left), Squeeze, Unsqueeze and Flatten. Dims known only
+// at run time stay unknown; a rank that cannot be known is an error.
+#pragma once
+
+#include "kiln/opdef/op_view.h"
+
+namespace kiln::opdef {
+
+Dims reshapeShape(const OpView& op);    // target: attribute `shape` (opset < 5) or input 1
+Dims squeezeShape(const OpView& op);    // axes: attribute (opset < 13) or input 1; none: all 1s
+Dims unsqueezeShape(const OpView& op);  // axes: attribute (opset < 13) or input 1
+Dims flattenShape(const OpView& op);    // axis in [-rank, rank], default 1
+
+}  // namespace kiln::opdef
