@@ -43,13 +43,17 @@ const char* phaseName(CompilePhase phase) {
   return "";
 }
 
+std::string phaseNames() {
+  std::string names;
+  for (CompilePhase p : compilePhases()) names += strCat(names.empty() ? "" : ", ", phaseName(p));
+  return names;
+}
+
 CompilePhase parseCompilePhase(const std::string& name) {
-  std::string known;
   for (CompilePhase p : compilePhases()) {
     if (name == phaseName(p)) return p;
-    known += strCat(known.empty() ? "" : ", ", phaseName(p));
   }
-  throw Error(strCat("compile phase '", name, "' is not known; the phases are ", known));
+  throw Error(strCat("compile phase '", name, "' is not known; the phases are ", phaseNames()));
 }
 
 }  // namespace kiln::driver

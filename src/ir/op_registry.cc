@@ -151,6 +151,21 @@ void requireStaticInputs(const Node& node) {
   }
 }
 
+// An op whose output shapes depend on an input's values (shapeInputs), compiled only with that
+// input constant, given a computed one, says so.
+void requireConstantShapeInputs(const Node& node, const OpDef& def) {
+  for (int i : def.shapeInputs) {
+    auto k = static_cast<size_t>(i);
+    const Value* v = k < node.inputs.size() ? node.inputs[k] : nullptr;
+    if (v == nullptr || v->isConstant()) continue;
+    std::string from = v->producer ? strCat("computed by ", nodeLabel(*v->producer))
+                                   : std::string("a graph input");
+    throw Error(strCat(nodeLabel(node), ": input ", k, " '", v->name,
+                       "' decides the output shape and is ", from, "; kiln compiles '", node.op,
+                       "' only with a constant there"));
+  }
+}
+
 // "A, B, ...": the ops of NODE's registry whose FLAG is set, for messages.
 std::string opsWith(const Node& node, bool OpDef::*flag) {
   std::string ops;
@@ -212,6 +227,7 @@ void inferTypes(Node& node) {
       def->inferRunTime(node);
     } else {
       requireStaticInputs(node);
+      requireConstantShapeInputs(node, *def);
       def->inferTypes(node);
     }
   } catch (const Error& e) {

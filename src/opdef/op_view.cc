@@ -18,6 +18,41 @@ std::string dimsStr(const Dims& dims) {
   return s + "]";
 }
 
+bool allKnown(const Dims& dims) {
+  for (int64_t d : dims) {
+    if (d == kUnknownDim) return false;
+  }
+  return true;
+}
+
+int64_t product(const Dims& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+
+int64_t listLength(const OpView& op, size_t i, const char* what) {
+  Dims shape = op.inputShape(i);
+  if (shape.size() != 1) {
+    fail(op, what, " (input ", i, ") is ", op.inputTypeStr(i), "; expected a 1-D tensor");
+  }
+  if (shape[0] == kUnknownDim) {
+    fail(op, what, " (input ", i, ") is ", op.inputTypeStr(i),
+         ": its length is known only at run time, so the output rank is unknown; kiln needs it");
+  }
+  return shape[0];
+}
+
+Dims dimsFromInput(const OpView& op, size_t i, const char* what) {
+  int64_t length = listLength(op, i, what);
+  std::optional<std::vector<int64_t>> values = op.inputInts(i, what);
+  if (!values) return Dims(static_cast<size_t>(length), kUnknownDim);
+  for (int64_t d : *values) {
+    if (d < 0) fail(op, what, " ", listStr(*values), " has a negative dim");
+  }
+  return *values;
+}
+
 IntList intsFromAttrOrInput(const OpView& op, const char* attr, size_t input) {
   bool inAttr = op.hasAttr(attr);
   bool inInput = op.hasInput(input);

@@ -1,36 +1,12 @@
-// Reshape, Squeeze, Unsqueeze and Flatten: where each output dim comes from.
+// Reshape, Squeeze, Unsqueeze and Flatten: where each output dim comes from; the dims Shape reads.
 #include "kiln/opdef/reshape.h"
+
+#include <algorithm>
 
 #include "kiln/opdef/axes.h"
 
 namespace kiln::opdef {
 namespace {
-
-bool allKnown(const Dims& dims) {
-  for (int64_t d : dims) {
-    if (d == kUnknownDim) return false;
-  }
-  return true;
-}
-
-int64_t product(const Dims& dims) {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  return n;
-}
-
-// The length of 1-D input I (a list of dims or axes), which must be known now.
-int64_t listLength(const OpView& op, size_t i, const char* what) {
-  Dims shape = op.inputShape(i);
-  if (shape.size() != 1) {
-    fail(op, what, " (input ", i, ") is ", op.inputTypeStr(i), "; expected a 1-D tensor");
-  }
-  if (shape[0] == kUnknownDim) {
-    fail(op, what, " (input ", i, ") is ", op.inputTypeStr(i),
-         ": its length is known only at run time, so the output rank is unknown; kiln needs it");
-  }
-  return shape[0];
-}
 
 std::vector<int64_t> reshapeTarget(const OpView& op, bool* known) {
   *known = true;
@@ -155,6 +131,14 @@ Dims flattenShape(const OpView& op) {
   Dims inner(in.begin() + static_cast<std::ptrdiff_t>(axis), in.end());
   return {allKnown(outer) ? product(outer) : kUnknownDim,
           allKnown(inner) ? product(inner) : kUnknownDim};
+}
+
+DimRange shapeOpRange(const OpView& op) {
+  auto rank = static_cast<int64_t>(op.inputShape(0).size());
+  auto clamped = [rank](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + rank : v, 0, rank); };
+  int64_t start = clamped(op.attrInt("start", 0));
+  int64_t end = clamped(op.attrInt("end", rank));
+  return {start, std::max(start, end)};
 }
 
 }  // namespace kiln::opdef

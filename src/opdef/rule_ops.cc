@@ -4,9 +4,13 @@
 namespace kiln::opdef {
 
 const std::set<std::string>& ruleOps() {
+  // The ops whose shape rules src/opdef holds and the runtime executes. (The binary ops broadcast
+  // by broadcast.cc's rule too; their node tests are many and their rule one, so they stay out.)
   static const std::set<std::string> kOps = {
-      "AveragePool", "Conv",    "ConvInteger", "Einsum", "Flatten", "MaxPool",   "QLinearConv",
-      "Range",       "Reshape", "Resize",      "Slice",  "Squeeze", "Unsqueeze", "Upsample"};
+      "AveragePool", "ConstantOfShape", "Conv",    "ConvInteger", "Einsum",    "Expand",
+      "Flatten",     "GatherND",        "MaxPool", "OneHot",      "Pad",       "QLinearConv",
+      "Range",       "ReduceSum",       "Reshape", "Resize",      "Shape",     "Slice",
+      "Split",       "Squeeze",         "Tile",    "TopK",        "Unsqueeze", "Upsample"};
   return kOps;
 }
 

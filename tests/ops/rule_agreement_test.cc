@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "kiln/ir/op_registry.h"
+#include "kiln/ir/runtime_op_call.h"
 #include "op_harness.h"
 
 namespace kiln::optest {
@@ -87,6 +89,75 @@ TEST(RuleAgreement, SliceIntMaxEndWithNegativeStepReverses) {
     addBothWays(g, "Slice", {x, int64s({3}), ints({1}, {intMax}), int64s({0}), int64s({1})}, {},
                 ints({2}, {3, 4}, DataType::float32()), "Slice [3:INT_MAX]");
   });
+}
+
+// OP on INPUTS, both ways: the graph IR's inference with the inputs as constants, and the runtime's
+// implementation called on them. Returns each side's output shapes, or its error.
+struct BothSides {
+  std::vector<Shape> compiled, ran;
+  std::string compileError, runError;
+};
+
+BothSides runBothSides(const std::string& op, const std::vector<HostTensor>& inputs,
+                       const ir::Attrs& a, size_t numOutputs) {
+  ir::Graph g;
+  std::vector<ir::Value*> constants;
+  std::vector<runtime::NDArray> values;
+  for (const HostTensor& t : inputs) {
+    values.push_back(toNDArray(t));
+    constants.push_back(g.addConstant(g.uniqueName("c"), values.back()));
+  }
+  std::vector<std::string> names;
+  for (size_t i = 0; i < numOutputs; ++i) names.push_back(strCat("y", i));
+  ir::Node* node = g.addNode(op, "n", constants, names);
+  node->attrs = a;
+  BothSides r;
+  try {
+    ir::inferTypes(*node);
+    for (const ir::Value* v : node->outputs) r.compiled.push_back(v->type.shape);
+  } catch (const Error& e) {
+    r.compileError = e.what();
+  }
+  try {
+    for (const runtime::NDArray& out : ir::runRuntimeOp(*node, values))
+      r.ran.push_back(out.shape());
+  } catch (const Error& e) {
+    r.runError = e.what();
+  }
+  return r;
+}
+
+// Split-18's num_outputs cuts 7 into 3, 3 and 1; the runtime once read only the split sizes and
+// refused 7 as not divisible by 3.
+TEST(RuleAgreement, SplitNumOutputsLeavesTheRestToTheLastPart) {
+  BothSides r = runBothSides("Split", {ints({7}, {0, 1, 2, 3, 4, 5, 6}, DataType::float32())},
+                             attrs({{"num_outputs", int64_t{3}}}), 3);
+  std::vector<Shape> want = {{3}, {3}, {1}};
+  EXPECT_EQ(r.compileError, "");
+  EXPECT_EQ(r.runError, "");
+  EXPECT_EQ(r.compiled, want);
+  EXPECT_EQ(r.ran, want);
+}
+
+// An empty split input means "not given" (equal parts), as some exporters write it and ONNX
+// Runtime reads it; the compiler once refused it as one entry short per output.
+TEST(RuleAgreement, SplitEmptySizesInputMeansEqualParts) {
+  BothSides r = runBothSides(
+      "Split", {ints({4, 2}, {0, 1, 2, 3, 4, 5, 6, 7}, DataType::float32()), int64s({})}, {}, 2);
+  std::vector<Shape> want = {{2, 2}, {2, 2}};
+  EXPECT_EQ(r.compileError, "");
+  EXPECT_EQ(r.runError, "");
+  EXPECT_EQ(r.compiled, want);
+  EXPECT_EQ(r.ran, want);
+}
+
+// A tile count that overflows int64 is an error on both sides; the runtime once wrapped around.
+TEST(RuleAgreement, TileOverflowIsAnErrorBothWays) {
+  double big = 4611686018427387904.0;  // 2^62: 4 x 2^62 overflows
+  BothSides r =
+      runBothSides("Tile", {ints({4}, {1, 2, 3, 4}, DataType::float32()), ints({1}, {big})}, {}, 1);
+  EXPECT_NE(r.compileError.find("overflows int64"), std::string::npos) << r.compileError;
+  EXPECT_NE(r.runError.find("overflows int64"), std::string::npos) << r.runError;
 }
 
 }  // namespace

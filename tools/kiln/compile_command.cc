@@ -95,13 +95,6 @@ void runCompile(const CompileArgs& args) {
     std::cout << result.files[i].what << " -> '" << result.files[i].path << "'\n";
 }
 
-std::string phaseList() {
-  std::string list;
-  for (driver::CompilePhase p : driver::compilePhases())
-    list += strCat(list.empty() ? "" : ", ", driver::phaseName(p));
-  return list;
-}
-
 }  // namespace
 
 void addCompileCommand(CLI::App& app, std::shared_ptr<const driver::CompileContext> context) {
@@ -162,12 +155,12 @@ void addCompileCommand(CLI::App& app, std::shared_ptr<const driver::CompileConte
                   "schedules (schedules.json) to DIR");
   std::vector<std::string> phases;
   for (driver::CompilePhase p : driver::compilePhases()) phases.push_back(driver::phaseName(p));
-  cmd->add_option(
-         "--compile-to", args->compileTo,
-         strCat("Stop after this phase and write its IR to -o instead of a library: ", phaseList(),
-                " (import to fuse: graph IR; lower: the kernels' loop IR; plan: the "
-                "memory plan, JSON; executor-codegen: the executor's metadata, JSON; "
-                "codegen: LLVM IR)"))
+  cmd->add_option("--compile-to", args->compileTo,
+                  strCat("Stop after this phase and write its IR to -o instead of a library: ",
+                         driver::phaseNames(),
+                         " (import to fuse: graph IR; lower: the kernels' loop IR; plan: the "
+                         "memory plan, JSON; executor-codegen: the executor's metadata, JSON; "
+                         "codegen: LLVM IR)"))
       ->check(CLI::IsMember(phases))
       ->capture_default_str();
   cmd->add_option("--schedule", args->options.schedulePath,

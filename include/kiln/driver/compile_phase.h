@@ -23,6 +23,8 @@ enum class CompilePhase {
 const std::vector<CompilePhase>& compilePhases();
 // The phase's kebab-case name ("graph-passes").
 const char* phaseName(CompilePhase phase);
+// Every phase's name, in order, joined by ", " ("import, graph-passes, ...").
+std::string phaseNames();
 // The phase named NAME; throws kiln::Error listing the names.
 CompilePhase parseCompilePhase(const std::string& name);
 

@@ -19,6 +19,7 @@ class NodeView : public opdef::OpView {
   std::vector<int64_t> attrInts(const std::string& name) const override;
   std::vector<double> attrFloats(const std::string& name) const override;
   size_t numInputs() const override { return node_.inputs.size(); }
+  size_t numOutputs() const override { return node_.outputs.size(); }
   bool hasInput(size_t i) const override;
   opdef::Dims inputShape(size_t i) const override;
   std::string inputTypeStr(size_t i) const override;

@@ -34,6 +34,7 @@ class OpView {
   virtual std::vector<double> attrFloats(const std::string& name) const = 0;  // empty if absent
 
   virtual size_t numInputs() const = 0;
+  virtual size_t numOutputs() const = 0;
   virtual bool hasInput(size_t i) const = 0;  // false for an omitted optional input
   // Input I's dims, kUnknownDim where a size is known only at run time.
   virtual Dims inputShape(size_t i) const = 0;
@@ -53,6 +54,15 @@ template <typename... Args>
 
 std::string listStr(const std::vector<int64_t>& v);  // "[1,2,3]"
 std::string dimsStr(const Dims& dims);               // "[1,?,3]"
+bool allKnown(const Dims& dims);                     // no kUnknownDim
+int64_t product(const Dims& dims);                   // of known dims
+
+// The length of 1-D input I (a list of dims or axes, WHAT in errors), which must be known now:
+// a rule's output rank often depends on it.
+int64_t listLength(const OpView& op, size_t i, const char* what);
+// The dims given as 1-D input I (Expand's and ConstantOfShape's shape): its values when known
+// now, each checked to be >= 0; else as many unknown dims as it has elements.
+Dims dimsFromInput(const OpView& op, size_t i, const char* what);
 
 // The ints given as attribute ATTR (older opsets) or as input INPUT (newer ones): not present
 // when neither is given, present without values when the input's value is not known now; both

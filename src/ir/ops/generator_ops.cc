@@ -1,5 +1,5 @@
 // Type inference of ops whose outputs come from attributes or constant inputs: Constant,
-// ConstantOfShape and Range.
+// ConstantOfShape and Range (their shapes by src/opdef's rules, as at run time).
 #include "infer_util.h"
 #include "kiln/ir/node_view.h"
 #include "kiln/opdef/range.h"
@@ -45,12 +45,7 @@ void inferConstant(Node& node) {
 }
 
 void inferConstantOfShape(Node& node) {
-  const TensorType& in = inputType(node, 0, "input");
-  if (in.rank() != 1) fail(node, "input is ", in.str(), "; expected a 1-D shape tensor");
-  std::vector<int64_t> shape = requireConstantInts(node, 0, "input");
-  for (int64_t d : shape) {
-    if (d < 0) fail(node, "shape ", listStr(shape), " has a negative dim");
-  }
+  opdef::Dims shape = opdef::dimsFromInput(NodeView(node), 0, "input");  // as at run time
   DataType dtype = DataType::float32();
   if (node.attrs.has("value")) {
     const NDArray& v = node.attrs.getTensor("value");
@@ -87,6 +82,8 @@ void registerGeneratorOps(const OpAdder& add) {
   add({.name = "ConstantOfShape",
        .opClass = OpClass::kOpaque,
        .sinceVersion = 9,
+       .shapeInputs = {0},
+       .inferRunTime = inferConstantOfShape,
        .inferTypes = inferConstantOfShape});
   add({.name = "Range",
        .opClass = OpClass::kOpaque,

@@ -1,10 +1,9 @@
 // Type inference of indexed reads and writes and small matrix ops the runtime executes:
 // ScatterElements, Scatter, ScatterND, GatherND, OneHot, EyeLike, Shrink, ReverseSequence, Det.
-#include <cmath>
-
-#include "../element_access.h"
 #include "infer_util.h"
+#include "kiln/ir/node_view.h"
 #include "kiln/ir/onnx_dtype.h"
+#include "kiln/opdef/index.h"
 #include "register_ops.h"
 
 namespace kiln::ir::ops {
@@ -27,43 +26,14 @@ void inferScatter(Node& node) {
   sameAsData(node);
 }
 
+// GatherND's and OneHot's dims are src/opdef's rules, which the runtime's ops follow too.
 void inferGatherND(Node& node) {
-  const TensorType& data = inputType(node, 0);
-  const TensorType& idx = inputType(node, 1, "indices");
   requireIndexType(node, 1);
-  int64_t b = node.attrs.getInt("batch_dims", 0);
-  int64_t q = idx.rank();
-  int64_t k = q == 0 ? 0 : idx.shape.back();
-  if (q < 1 || b < 0 || b >= q || k == runtime::kDynamicDim || b + k > data.rank()) {
-    fail(node, "indices ", idx.str(), " with batch_dims ", b, " do not index data ", data.str());
-  }
-  Shape out(idx.shape.begin(), idx.shape.end() - 1);
-  for (auto d = static_cast<size_t>(b + k); d < data.shape.size(); ++d)
-    out.push_back(data.shape[d]);
-  setOutput(node, 0, {data.dtype, out});
+  setOutput(node, 0, {inputType(node, 0).dtype, opdef::gatherNdShape(NodeView(node))});
 }
 
 void inferOneHot(Node& node) {
-  const TensorType& indices = inputType(node, 0);
-  const TensorType& values = inputType(node, 2, "values");
-  // A constant depth here (hasRunTimeShapes sends the other kind to inferOneHotRunTime).
-  inputType(node, 1, "depth");
-  const NDArray& c = *node.inputs[1]->constant;
-  if (c.numel() != 1) fail(node, "depth has ", c.numel(), " elements; expected one");
-  int64_t d = sizeFromDouble(node, std::floor(loadDouble(c, 0)), "depth");
-  if (d < 1) fail(node, "depth is ", d, "; expected at least 1");
-  auto axis =
-      static_cast<size_t>(normalizeAxis(node, node.attrs.getInt("axis", -1), indices.rank() + 1));
-  Shape out = indices.shape;
-  out.insert(out.begin() + static_cast<std::ptrdiff_t>(axis), d);
-  setOutput(node, 0, {values.dtype, out});
-}
-
-void inferOneHotRunTime(Node& node) {
-  const TensorType& indices = inputType(node, 0);
-  setOutput(node, 0,
-            {inputType(node, 2, "values").dtype,
-             Shape(static_cast<size_t>(indices.rank() + 1), runtime::kDynamicDim)});
+  setOutput(node, 0, {inputType(node, 2, "values").dtype, opdef::oneHotShape(NodeView(node))});
 }
 
 void inferEyeLike(Node& node) {
@@ -174,13 +144,14 @@ void registerIndexOps(const OpAdder& add) {
        .minInputs = 2,
        .maxInputs = 2,
        .sinceVersion = 11,
+       .inferRunTime = inferGatherND,
        .inferTypes = inferGatherND});
   add({.name = "OneHot",
        .minInputs = 3,
        .maxInputs = 3,
        .sinceVersion = 9,
        .shapeInputs = {1},
-       .inferRunTime = inferOneHotRunTime,
+       .inferRunTime = inferOneHot,
        .inferTypes = inferOneHot});
   add({.name = "EyeLike", .sinceVersion = 9, .inferTypes = inferEyeLike});
   add({.name = "Shrink", .sinceVersion = 9, .inferRunTime = sameAsData, .inferTypes = sameAsData});

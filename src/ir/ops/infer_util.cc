@@ -6,6 +6,7 @@
 #include "../element_access.h"
 #include "kiln/ir/node_view.h"
 #include "kiln/opdef/axes.h"
+#include "kiln/opdef/broadcast.h"
 
 namespace kiln::ir::ops {
 
@@ -112,19 +113,7 @@ std::vector<int64_t> normalizeAxes(const Node& node, const std::vector<int64_t>&
 }
 
 Shape broadcastShapes(const Node& node, const Shape& a, const Shape& b) {
-  size_t rank = std::max(a.size(), b.size());
-  Shape out(rank);
-  for (size_t k = 0; k < rank; ++k) {
-    int64_t da = k < rank - a.size() ? 1 : a[k - (rank - a.size())];
-    int64_t db = k < rank - b.size() ? 1 : b[k - (rank - b.size())];
-    constexpr int64_t kUnknown = runtime::kDynamicDim;  // sized at run time: 1 or the other
-    if (da != db && da != 1 && db != 1 && da != kUnknown && db != kUnknown) {
-      fail(node, "shapes ", listStr(a), " and ", listStr(b), " cannot be broadcast: dimension ", k,
-           " is ", da, " vs ", db, "; expected equal sizes or 1");
-    }
-    out[k] = (da == 1 || da == kUnknown) && db != 1 ? db : da;
-  }
-  return out;
+  return opdef::broadcastDims(NodeView(node), a, b);
 }
 
 bool broadcastsTo(const Shape& from, const Shape& to) {
@@ -158,19 +147,6 @@ std::vector<int64_t> requireConstantInts(const Node& node, size_t i, const char*
     fail(node, inputLabel(i, what), " has type ", t.dtype.str(), "; expected int32 or int64");
   }
   return loadInts(*v->constant);
-}
-
-std::optional<std::vector<int64_t>> intsFromAttrOrInput(const Node& node, const char* attr,
-                                                        size_t input) {
-  bool inAttr = node.attrs.has(attr);
-  bool inInput = hasInput(node, input);
-  if (inAttr && inInput) {
-    fail(node, "'", attr, "' is given both as an attribute (opset < 13 form) and as input ", input,
-         "; expected only one");
-  }
-  if (inAttr) return node.attrs.getInts(attr, {});
-  if (inInput) return requireConstantInts(node, input, attr);
-  return std::nullopt;
 }
 
 }  // namespace kiln::ir::ops

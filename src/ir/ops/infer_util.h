@@ -46,7 +46,7 @@ int64_t normalizeAxis(const Node& node, int64_t axis, int64_t rank, const char* 
 std::vector<int64_t> normalizeAxes(const Node& node, const std::vector<int64_t>& axes, int64_t rank,
                                    const char* what = "axes");
 
-// Multidirectional (numpy) broadcasting; fails naming both shapes.
+// Multidirectional (numpy) broadcasting, by src/opdef's rule; fails naming both shapes.
 Shape broadcastShapes(const Node& node, const Shape& a, const Shape& b);
 // numpy matmul's output shape of A @ B (rank-1 operands promoted and dropped again); fails naming
 // both when the inner dims differ or the batch dims do not broadcast.
@@ -62,9 +62,5 @@ int64_t sizeFromDouble(const Node& node, double v, const char* what);
 std::optional<std::vector<int64_t>> constantInts(const Value* v);
 // Input I's elements; fails when it is not a constant ("must be a constant at inference time").
 std::vector<int64_t> requireConstantInts(const Node& node, size_t i, const char* what);
-// An int list given as attribute ATTR (older opsets) or as constant input INPUT (newer ones);
-// nullopt when neither is present, an error when both are.
-std::optional<std::vector<int64_t>> intsFromAttrOrInput(const Node& node, const char* attr,
-                                                        size_t input);
 
 }  // namespace kiln::ir::ops

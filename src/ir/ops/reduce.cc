@@ -1,38 +1,19 @@
 // Type inference of the Reduce* ops, with axes as an attribute (ReduceSum before 13, the others
 // before 18) or as a constant input (afterwards), and of ArgMax/ArgMin.
+#include "kiln/opdef/reduce.h"
+
 #include "infer_util.h"
+#include "kiln/ir/node_view.h"
 #include "register_ops.h"
 
 namespace kiln::ir::ops {
 
 namespace {
 
+// The output dims are src/opdef's rule, which the runtime's ReduceSum follows too.
 void inferReduce(Node& node) {
-  const TensorType& x = inputType(node, 0);
   requireNumeric(node, 0);
-  bool keepDims = node.attrs.getInt("keepdims", 1) != 0;
-  bool noopWithEmptyAxes = node.attrs.getInt("noop_with_empty_axes", 0) != 0;
-  std::optional<std::vector<int64_t>> axes = intsFromAttrOrInput(node, "axes", 1);
-  if (!axes || axes->empty()) {
-    if (noopWithEmptyAxes) {
-      setOutput(node, 0, x);
-      return;
-    }
-    axes.emplace();
-    for (int64_t a = 0; a < x.rank(); ++a) axes->push_back(a);
-  }
-  std::vector<int64_t> reduced = normalizeAxes(node, *axes, x.rank());
-  std::vector<bool> isReduced(x.shape.size(), false);
-  for (int64_t a : reduced) isReduced[static_cast<size_t>(a)] = true;
-  Shape out;
-  for (size_t d = 0; d < x.shape.size(); ++d) {
-    if (!isReduced[d]) {
-      out.push_back(x.shape[d]);
-    } else if (keepDims) {
-      out.push_back(1);
-    }
-  }
-  setOutput(node, 0, {x.dtype, out});
+  setOutput(node, 0, {inputType(node, 0).dtype, opdef::reduceShape(NodeView(node))});
 }
 
 // ArgMax/ArgMin: int64 indices along one axis (negative axes from opset 11 on).
@@ -60,6 +41,7 @@ OpDef reduceOp(const char* name) {
           .minInputs = 1,
           .maxInputs = 2,
           .sinceVersion = 1,
+          .shapeInputs = {1},
           .inferTypes = inferReduce};
 }
 

@@ -41,7 +41,8 @@ void registerControlFlowOps(const OpAdder& add);
 void registerSequenceOps(const OpAdder& add);
 void registerStringOps(const OpAdder& add);
 
-// Adds DEF's shape inputs and run-time type inference when the runtime executes the op.
+// Marks DEF as taking shapes known only at run time when the runtime executes the op and its own
+// type inference holds for them (run_time_shapes.cc).
 void attachRunTimeShapes(OpDef& def);
 
 }  // namespace kiln::ir::ops

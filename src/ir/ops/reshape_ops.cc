@@ -1,7 +1,9 @@
 // Type inference of ops that change a tensor's shape but not its elements' order: Flatten,
-// Reshape, Squeeze, Unsqueeze (by src/opdef's rules); and Expand and Tile, which repeat elements.
+// Reshape, Squeeze, Unsqueeze; and Expand and Tile, which repeat elements: all by src/opdef's
+// rules, which the runtime's ops follow too.
 #include "infer_util.h"
 #include "kiln/ir/node_view.h"
+#include "kiln/opdef/broadcast.h"
 #include "kiln/opdef/reshape.h"
 #include "register_ops.h"
 
@@ -21,34 +23,11 @@ void inferSqueeze(Node& node) { inferReshapeFamily(node, opdef::squeezeShape); }
 void inferUnsqueeze(Node& node) { inferReshapeFamily(node, opdef::unsqueezeShape); }
 
 void inferExpand(Node& node) {
-  const TensorType& x = inputType(node, 0);
-  if (inputType(node, 1, "shape").rank() != 1) {
-    fail(node, "shape input is ", inputType(node, 1).str(), "; expected a 1-D tensor");
-  }
-  std::vector<int64_t> shape = requireConstantInts(node, 1, "shape");
-  for (int64_t d : shape) {
-    if (d < 0) fail(node, "shape ", listStr(shape), " has a negative dim");
-  }
-  setOutput(node, 0, {x.dtype, broadcastShapes(node, x.shape, shape)});
+  setOutput(node, 0, {inputType(node, 0).dtype, opdef::expandShape(NodeView(node))});
 }
 
 void inferTile(Node& node) {
-  const TensorType& x = inputType(node, 0);
-  const TensorType& r = inputType(node, 1, "repeats");
-  if (r.rank() != 1) fail(node, "repeats is ", r.str(), "; expected a 1-D tensor");
-  std::vector<int64_t> repeats = requireConstantInts(node, 1, "repeats");
-  if (static_cast<int64_t>(repeats.size()) != x.rank()) {
-    fail(node, "repeats ", listStr(repeats), " has ", repeats.size(), " entries for input ",
-         x.str(), "; expected one per dim (", x.rank(), ")");
-  }
-  Shape out = x.shape;
-  for (size_t d = 0; d < out.size(); ++d) {
-    if (repeats[d] < 0) fail(node, "repeats ", listStr(repeats), " has a negative entry");
-    if (__builtin_mul_overflow(out[d], repeats[d], &out[d])) {
-      fail(node, "dim ", d, " of the output overflows int64");
-    }
-  }
-  setOutput(node, 0, {x.dtype, out});
+  setOutput(node, 0, {inputType(node, 0).dtype, opdef::tileShape(NodeView(node))});
 }
 
 }  // namespace
@@ -86,12 +65,16 @@ void registerReshapeOps(const OpAdder& add) {
        .minInputs = 2,
        .maxInputs = 2,
        .sinceVersion = 8,
+       .shapeInputs = {1},
+       .inferRunTime = inferExpand,
        .inferTypes = inferExpand});
   add({.name = "Tile",
        .opClass = OpClass::kInjective,
        .minInputs = 2,
        .maxInputs = 2,
        .sinceVersion = 6,
+       .shapeInputs = {1},
+       .inferRunTime = inferTile,
        .inferTypes = inferTile});
 }
 

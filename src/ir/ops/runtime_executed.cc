@@ -3,6 +3,7 @@
 // input value; Resize and Upsample.
 #include "infer_util.h"
 #include "kiln/ir/node_view.h"
+#include "kiln/opdef/reduce.h"
 #include "kiln/opdef/resize.h"
 #include "register_ops.h"
 
@@ -40,25 +41,11 @@ void inferUnique(Node& node) {
   }
 }
 
+// Values and indices: src/opdef's rule, which the runtime's TopK follows too.
 void inferTopK(Node& node) {
-  const TensorType& x = inputType(node, 0);
-  requireRankAtLeast(node, 0, 1, "TopK selects along an axis");
-  auto axis = static_cast<size_t>(normalizeAxis(node, node.attrs.getInt("axis", -1), x.rank()));
-  int64_t k = 0;
-  if (node.attrs.has("k")) {
-    k = node.attrs.getInt("k");
-  } else {
-    std::vector<int64_t> ks = requireConstantInts(node, 1, "K");
-    if (ks.size() != 1) fail(node, "K has ", ks.size(), " elements; expected one");
-    k = ks[0];
-  }
-  if (k < 0 || (x.shape[axis] != runtime::kDynamicDim && k > x.shape[axis])) {
-    fail(node, "K is ", k, "; expected 0 to ", x.shape[axis], " (dim ", axis, " of ", x.str(), ")");
-  }
-  TensorType out = x;
-  out.shape[axis] = k;
-  setOutput(node, 0, out);
-  if (node.outputs.size() > 1) setOutput(node, 1, {DataType::int64(), out.shape});
+  opdef::Dims out = opdef::topKShape(NodeView(node));
+  setOutput(node, 0, {inputType(node, 0).dtype, out});
+  if (node.outputs.size() > 1) setOutput(node, 1, {DataType::int64(), out});
 }
 
 void inferCumSum(Node& node) {
@@ -138,6 +125,8 @@ void registerRuntimeExecutedOps(const OpAdder& add) {
        .maxInputs = 2,
        .numOutputs = 2,
        .sinceVersion = 1,
+       .shapeInputs = {1},
+       .inferRunTime = inferTopK,
        .inferTypes = inferTopK});
 }
 

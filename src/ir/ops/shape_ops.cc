@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "infer_util.h"
+#include "kiln/ir/node_view.h"
+#include "kiln/opdef/reshape.h"
 #include "register_ops.h"
 
 namespace kiln::ir::ops {
@@ -10,15 +12,9 @@ namespace kiln::ir::ops {
 namespace {
 
 void inferShape(Node& node) {
-  const TensorType& x = inputType(node, 0);
-  int64_t rank = x.rank();
-  auto clampDim = [rank](int64_t v) {
-    if (v < 0) v += rank;
-    return std::clamp<int64_t>(v, 0, rank);
-  };
-  int64_t start = clampDim(node.attrs.getInt("start", 0));
-  int64_t end = clampDim(node.attrs.getInt("end", rank));
-  setOutput(node, 0, {DataType::int64(), {std::max<int64_t>(end - start, 0)}});
+  inputType(node, 0);
+  opdef::DimRange dims = opdef::shapeOpRange(NodeView(node));  // as at run time
+  setOutput(node, 0, {DataType::int64(), {dims.end - dims.start}});
 }
 
 void inferSize(Node& node) {

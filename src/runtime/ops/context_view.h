@@ -18,6 +18,7 @@ class ContextView : public opdef::OpView {
   std::vector<int64_t> attrInts(const std::string& name) const override;
   std::vector<double> attrFloats(const std::string& name) const override;
   size_t numInputs() const override { return ctx_.numInputs(); }
+  size_t numOutputs() const override { return ctx_.numOutputs(); }
   bool hasInput(size_t i) const override { return i < ctx_.numInputs() && ctx_.hasInput(i); }
   opdef::Dims inputShape(size_t i) const override;
   std::string inputTypeStr(size_t i) const override;

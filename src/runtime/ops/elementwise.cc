@@ -3,6 +3,8 @@
 #include <array>
 #include <cmath>
 
+#include "context_view.h"
+#include "kiln/opdef/broadcast.h"
 #include "op_util.h"
 #include "runtime_ops.h"
 
@@ -16,25 +18,6 @@ std::vector<int64_t> broadcastStrides(const Shape& in, const Shape& out) {
   size_t lead = out.size() - in.size();
   for (size_t d = 0; d < in.size(); ++d) s[lead + d] = in[d] == 1 ? 0 : own[d];
   return s;
-}
-
-Shape broadcast(const RuntimeOpContext& ctx, const std::vector<const NDArray*>& ins) {
-  size_t rank = 0;
-  for (const NDArray* a : ins) rank = std::max(rank, a->shape().size());
-  Shape out(rank, 1);
-  for (const NDArray* a : ins) {
-    const Shape& s = a->shape();
-    for (size_t d = 0; d < s.size(); ++d) {
-      int64_t& o = out[rank - s.size() + d];
-      if (s[d] == o || s[d] == 1) continue;
-      if (o != 1) {
-        fail(ctx, "shapes ", shapeStr(ins[0]->shape()), " and ", shapeStr(a->shape()),
-             " do not broadcast");
-      }
-      o = s[d];
-    }
-  }
-  return out;
 }
 
 // Calls F(out element, in element offsets...) over OUT's elements, in order.
@@ -169,7 +152,7 @@ void runBinary(RuntimeOpContext& ctx) {
   if (a.dtype() != b.dtype()) {
     fail(ctx, "inputs are ", a.dtype().str(), " and ", b.dtype().str(), "; expected one dtype");
   }
-  Shape shape = broadcast(ctx, {&a, &b});
+  Shape shape = opdef::broadcastInputs(ContextView(ctx));  // as at compile time
   NDArray y = ctx.output(0, shape);
   std::array<std::vector<int64_t>, 2> strides = {broadcastStrides(a.shape(), shape),
                                                  broadcastStrides(b.shape(), shape)};
@@ -206,7 +189,7 @@ void runWhere(RuntimeOpContext& ctx) {
   const NDArray& c = ctx.input(0);
   const NDArray& a = ctx.input(1);
   const NDArray& b = ctx.input(2);
-  Shape shape = broadcast(ctx, {&c, &a, &b});
+  Shape shape = opdef::broadcastInputs(ContextView(ctx));
   NDArray y = ctx.output(0, shape);
   std::array<std::vector<int64_t>, 3> strides = {broadcastStrides(c.shape(), shape),
                                                  broadcastStrides(a.shape(), shape),

@@ -1,28 +1,20 @@
 // Ops that repeat elements to a size known only at run time: Expand (broadcasting) and Tile.
+#include "context_view.h"
+#include "kiln/opdef/broadcast.h"
 #include "op_util.h"
 #include "runtime_ops.h"
 
 namespace kiln::runtime::ops {
 
+// The output shapes are src/opdef's rules, as at compile time.
 void runExpand(RuntimeOpContext& ctx) {
   const NDArray& x = ctx.input(0);
-  std::vector<int64_t> shape = inputInts(ctx, 1, "shape");
+  Shape out = opdef::expandShape(ContextView(ctx));
   const Shape& in = x.shape();
-  size_t rank = std::max(in.size(), shape.size());
-  Shape out(rank);
-  std::vector<int64_t> srcStride(rank, 0);
+  size_t lead = out.size() - in.size();
+  std::vector<int64_t> srcStride(out.size(), 0);  // 0 along the dims X repeats
   std::vector<int64_t> inStrides = rowMajorStrides(in);
-  for (size_t d = 0; d < rank; ++d) {
-    int64_t a = d + in.size() >= rank ? in[d + in.size() - rank] : 1;
-    int64_t b = d + shape.size() >= rank ? shape[d + shape.size() - rank] : 1;
-    if (b < 0) fail(ctx, "shape ", listStr(shape), " has a negative dim");
-    if (a != b && a != 1 && b != 1) {
-      fail(ctx, "cannot expand ", describe(in, x.dtype()), " to ", listStr(shape), ": dims ", a,
-           " and ", b, " do not broadcast");
-    }
-    out[d] = a == 1 ? b : a;
-    if (d + in.size() >= rank && a != 1) srcStride[d] = inStrides[d + in.size() - rank];
-  }
+  for (size_t d = 0; d < in.size(); ++d) srcStride[lead + d] = in[d] == 1 ? 0 : inStrides[d];
   NDArray y = ctx.output(0, out);
   gatherElements(x, y, [&](const std::vector<int64_t>& idx) {
     int64_t s = 0;
@@ -33,18 +25,8 @@ void runExpand(RuntimeOpContext& ctx) {
 
 void runTile(RuntimeOpContext& ctx) {
   const NDArray& x = ctx.input(0);
-  std::vector<int64_t> repeats = inputInts(ctx, 1, "repeats");
   const Shape& in = x.shape();
-  if (repeats.size() != in.size()) {
-    fail(ctx, "repeats ", listStr(repeats), " has ", repeats.size(), " entries for input ",
-         describe(in, x.dtype()), "; expected one per dim (", in.size(), ")");
-  }
-  Shape out = in;
-  for (size_t d = 0; d < in.size(); ++d) {
-    if (repeats[d] < 0) fail(ctx, "repeats ", listStr(repeats), " has a negative entry");
-    out[d] = in[d] * repeats[d];
-  }
-  NDArray y = ctx.output(0, out);
+  NDArray y = ctx.output(0, opdef::tileShape(ContextView(ctx)));
   std::vector<int64_t> strides = rowMajorStrides(in);
   gatherElements(x, y, [&](const std::vector<int64_t>& idx) {
     int64_t s = 0;

@@ -9,11 +9,7 @@
 namespace kiln::runtime::ops {
 
 void runConstantOfShape(RuntimeOpContext& ctx) {
-  std::vector<int64_t> shape = inputInts(ctx, 0, "input");
-  for (int64_t d : shape) {
-    if (d < 0) fail(ctx, "shape ", listStr(shape), " has a negative dim");
-  }
-  NDArray y = ctx.output(0, shape);
+  NDArray y = ctx.output(0, opdef::dimsFromInput(ContextView(ctx), 0, "input"));
   NDArray value = attrTensor(ctx, "value");
   size_t bytes = y.dtype().bytes();
   std::vector<char> fill(bytes, 0);

@@ -1,6 +1,8 @@
 // Small ops without a compiled kernel: OneHot, EyeLike, Shrink, ReverseSequence and Det.
 #include <cmath>
 
+#include "context_view.h"
+#include "kiln/opdef/index.h"
 #include "op_util.h"
 #include "runtime_ops.h"
 
@@ -15,14 +17,12 @@ void runOneHot(RuntimeOpContext& ctx) {
       indices.push_back(toInt64(ctx, std::floor(static_cast<double>(p[e])), "an index"));
     }
   });
-  int64_t depth = toInt64(ctx, std::floor(inputScalarDouble(ctx, 1, "depth")), "depth");
-  if (depth < 1) fail(ctx, "depth is ", depth, "; expected at least 1");
   const NDArray& values = ctx.input(2);
   if (values.numel() != 2) fail(ctx, "values has ", values.numel(), " elements; expected 2");
-  auto rank = static_cast<int64_t>(ia.ndim()) + 1;
-  auto axis = static_cast<size_t>(normalizeAxis(ctx, attrInt(ctx, "axis", -1), rank));
-  Shape out = ia.shape();
-  out.insert(out.begin() + static_cast<std::ptrdiff_t>(axis), depth);
+  ContextView view(ctx);
+  auto axis = static_cast<size_t>(opdef::oneHotAxis(view));
+  Shape out = opdef::oneHotShape(view);  // as at compile time
+  int64_t depth = out[axis];
   NDArray y = ctx.output(0, out);
   AroundAxis around = aroundAxis(out, axis);
   size_t bytes = values.dtype().bytes();

@@ -1,4 +1,7 @@
 // Pad with pads (or the constant) known only at run time: constant, edge, reflect and wrap modes.
+#include "kiln/opdef/pad.h"
+
+#include "context_view.h"
 #include "op_util.h"
 #include "runtime_ops.h"
 
@@ -22,38 +25,12 @@ int64_t sourceIndex(const std::string& mode, int64_t i, int64_t n) {
 void runPad(RuntimeOpContext& ctx) {
   const NDArray& x = ctx.input(0);
   const Shape& in = x.shape();
-  std::string mode = attrString(ctx, "mode", "constant");
-  if (mode != "constant" && mode != "edge" && mode != "reflect" && mode != "wrap") {
-    fail(ctx, "mode '", mode, "' is not known; expected constant, edge, reflect or wrap");
-  }
-  std::vector<int64_t> given =
-      hasAttr(ctx, "pads") ? attrInts(ctx, "pads") : inputInts(ctx, 1, "pads");
-  std::vector<int64_t> axes;  // opset 18: the axes the pads apply to
-  if (ctx.numInputs() > 3 && ctx.hasInput(3)) {
-    axes = inputInts(ctx, 3, "axes");
-  } else {
-    for (size_t d = 0; d < in.size(); ++d) axes.push_back(static_cast<int64_t>(d));
-  }
-  if (given.size() != 2 * axes.size()) {
-    fail(ctx, "pads ", listStr(given), " has ", given.size(), " entries for ", axes.size(),
-         " axes of input ", describe(in, x.dtype()), "; expected ", 2 * axes.size());
-  }
-  std::vector<int64_t> pads(2 * in.size(), 0);
-  for (size_t i = 0; i < axes.size(); ++i) {
-    auto d = static_cast<size_t>(normalizeAxis(ctx, axes[i], x.ndim(), "axes"));
-    pads[d] = given[i];
-    pads[d + in.size()] = given[i + axes.size()];
-  }
+  opdef::PadSpec spec = opdef::padSpec(ContextView(ctx));  // as at compile time
+  const std::string& mode = spec.mode;
+  const std::vector<int64_t>& pads = *spec.pads;  // known: every input is, at run time
   double value = attrFloat(ctx, "value", 0.0);
   if (ctx.numInputs() > 2 && ctx.hasInput(2)) value = inputScalarDouble(ctx, 2, "constant_value");
-  Shape out(in.size());
-  for (size_t d = 0; d < in.size(); ++d) {
-    out[d] = in[d] + pads[d] + pads[d + in.size()];
-    if (out[d] < 0) fail(ctx, "pads ", listStr(pads), " remove more than dim ", d, " holds");
-    if (in[d] == 0 && out[d] > 0 && mode != "constant") {
-      fail(ctx, "mode '", mode, "' cannot pad the empty dim ", d);
-    }
-  }
+  Shape out = opdef::padShape(ContextView(ctx), spec);
   NDArray y = ctx.output(0, out);
   size_t bytes = x.dtype().bytes();
   std::vector<char> fill(bytes, 0);

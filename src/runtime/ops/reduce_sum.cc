@@ -1,4 +1,6 @@
 // ReduceSum whose axes are an input value (opset 13): sums over those axes.
+#include "context_view.h"
+#include "kiln/opdef/reduce.h"
 #include "op_util.h"
 #include "runtime_ops.h"
 
@@ -7,23 +9,13 @@ namespace kiln::runtime::ops {
 void runReduceSum(RuntimeOpContext& ctx) {
   const NDArray& x = ctx.input(0);
   const Shape& in = x.shape();
-  std::vector<int64_t> axes;
-  if (hasAttr(ctx, "axes")) axes = attrInts(ctx, "axes");
-  if (ctx.numInputs() > 1 && ctx.hasInput(1)) axes = inputInts(ctx, 1, "axes");
-  bool keepDims = attrInt(ctx, "keepdims", 1) != 0;
-  bool noop = attrInt(ctx, "noop_with_empty_axes", 0) != 0;
-  std::vector<bool> reduced(in.size(), axes.empty() && !noop);
-  for (int64_t a : axes) {
-    auto d = static_cast<size_t>(normalizeAxis(ctx, a, x.ndim(), "axes"));
-    if (reduced[d]) fail(ctx, "axes ", listStr(axes), " name axis ", d, " twice");
-    reduced[d] = true;
-  }
-  Shape out, kept = in;  // KEPT: the output shape with reduced dims as 1
+  ContextView view(ctx);
+  std::vector<bool> reduced = *opdef::reducedDims(view);  // known: every input is, at run time
+  Shape kept = in;                                        // the output shape with reduced dims as 1
   for (size_t d = 0; d < in.size(); ++d) {
     if (reduced[d]) kept[d] = 1;
-    if (!reduced[d] || keepDims) out.push_back(kept[d]);
   }
-  NDArray y = ctx.output(0, out);
+  NDArray y = ctx.output(0, opdef::reduceShape(view));  // as at compile time
   std::vector<int64_t> outStrides = rowMajorStrides(kept);
   visitNumeric(ctx, x.dtype(), [&](auto t) {
     using T = decltype(t);

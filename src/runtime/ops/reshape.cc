@@ -2,8 +2,6 @@
 // and ops that describe a shape (Shape, Size), on tensors whose shapes are known at run time.
 #include "kiln/opdef/reshape.h"
 
-#include <algorithm>
-
 #include "context_view.h"
 #include "op_util.h"
 #include "runtime_ops.h"
@@ -32,13 +30,10 @@ void runIdentity(RuntimeOpContext& ctx) {
 
 void runShape(RuntimeOpContext& ctx) {
   const Shape& in = ctx.input(0).shape();
-  auto rank = static_cast<int64_t>(in.size());
-  auto clampAxis = [&](int64_t a) { return std::clamp<int64_t>(a < 0 ? a + rank : a, 0, rank); };
-  int64_t start = clampAxis(attrInt(ctx, "start", 0));
-  int64_t end = clampAxis(attrInt(ctx, "end", rank));
-  int64_t n = std::max<int64_t>(0, end - start);
-  NDArray out = ctx.output(0, {n});
-  for (int64_t i = 0; i < n; ++i) out.data<int64_t>()[i] = in[static_cast<size_t>(start + i)];
+  opdef::DimRange dims = opdef::shapeOpRange(ContextView(ctx));
+  NDArray out = ctx.output(0, {dims.end - dims.start});
+  for (int64_t i = dims.start; i < dims.end; ++i)
+    out.data<int64_t>()[i - dims.start] = in[static_cast<size_t>(i)];
 }
 
 void runSize(RuntimeOpContext& ctx) {

@@ -1,6 +1,8 @@
 // Indexed reads and writes: ScatterElements (and Scatter, its opset 9-10 name), ScatterND with
 // its reductions, and GatherND. Indices may be negative (counted from the end); one out of range
 // is a data error naming the position.
+#include "context_view.h"
+#include "kiln/opdef/index.h"
 #include "op_util.h"
 #include "runtime_ops.h"
 
@@ -125,16 +127,9 @@ void runGatherND(RuntimeOpContext& ctx) {
   const NDArray& indexArray = ctx.input(1);
   std::vector<int64_t> indices = inputInts(ctx, 1, "indices");
   const Shape& shape = data.shape();
+  NDArray y = ctx.output(0, opdef::gatherNdShape(ContextView(ctx)));  // as at compile time
   int64_t b = attrInt(ctx, "batch_dims", 0);
-  int64_t q = indexArray.ndim();
-  int64_t k = q == 0 ? 0 : indexArray.shape().back();
-  if (q < 1 || b < 0 || b >= q || b + k > data.ndim()) {
-    fail(ctx, "indices ", shapeStr(indexArray.shape()), " with batch_dims ", b,
-         " do not index data ", shapeStr(shape));
-  }
-  Shape out(indexArray.shape().begin(), indexArray.shape().end() - 1);
-  for (size_t d = static_cast<size_t>(b + k); d < shape.size(); ++d) out.push_back(shape[d]);
-  NDArray y = ctx.output(0, out);
+  int64_t k = indexArray.shape().back();
   std::vector<int64_t> strides = rowMajorStrides(shape);
   int64_t slice = 1;
   for (size_t d = static_cast<size_t>(b + k); d < shape.size(); ++d) slice *= shape[d];

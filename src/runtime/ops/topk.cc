@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "context_view.h"
+#include "kiln/opdef/reduce.h"
 #include "op_util.h"
 #include "runtime_ops.h"
 
@@ -10,16 +12,11 @@ namespace kiln::runtime::ops {
 void runTopK(RuntimeOpContext& ctx) {
   const NDArray& x = ctx.input(0);
   const Shape& in = x.shape();
-  int64_t axis = normalizeAxis(ctx, attrInt(ctx, "axis", -1), x.ndim());
-  auto d = static_cast<size_t>(axis);
-  int64_t k = hasAttr(ctx, "k") ? attrInt(ctx, "k", 0) : inputScalarInt(ctx, 1, "K");
-  if (k < 0 || k > in[d]) {
-    fail(ctx, "K is ", k, "; expected 0 to ", in[d], " (dim ", axis, " of ",
-         describe(in, x.dtype()), ")");
-  }
+  ContextView view(ctx);
+  auto d = static_cast<size_t>(opdef::topKAxis(view));
+  Shape out = opdef::topKShape(view);  // as at compile time
+  int64_t k = out[d];
   bool largest = attrInt(ctx, "largest", 1) != 0;
-  Shape out = in;
-  out[d] = k;
   NDArray values = ctx.output(0, out);
   NDArray indices = ctx.output(1, out);
   AroundAxis around = aroundAxis(in, d);
