@@ -160,5 +160,38 @@ TEST(RuleAgreement, TileOverflowIsAnErrorBothWays) {
   EXPECT_NE(r.runError.find("overflows int64"), std::string::npos) << r.runError;
 }
 
+// An output_shape smaller than MaxUnpool's unpooled tensor is refused both ways; the compiler once
+// took it and left the refusal to run time.
+TEST(RuleAgreement, MaxUnpoolOutputShapeMustHoldTheUnpooledTensor) {
+  HostTensor x = ints({1, 1, 2, 2}, {1, 2, 3, 4}, DataType::float32());
+  HostTensor indices = ints({1, 1, 2, 2}, {0, 3, 8, 15});
+  BothSides r = runBothSides("MaxUnpool", {x, indices, int64s({1, 1, 3, 3})},
+                             attrs({{"kernel_shape", Dims{2, 2}}, {"strides", Dims{2, 2}}}), 1);
+  EXPECT_NE(r.compileError.find("does not hold X"), std::string::npos) << r.compileError;
+  EXPECT_NE(r.runError.find("does not hold X"), std::string::npos) << r.runError;
+}
+
+// A direction ONNX does not define is refused both ways; the runtime once ran it as forward.
+TEST(RuleAgreement, RecurrentDirectionMustBeKnown) {
+  HostTensor x = ints({2, 1, 3}, {1, 2, 3, 4, 5, 6}, DataType::float32());
+  HostTensor w = ints({1, 4, 3}, std::vector<double>(12, 0.5), DataType::float32());
+  HostTensor rec = ints({1, 4, 4}, std::vector<double>(16, 0.25), DataType::float32());
+  BothSides r =
+      runBothSides("RNN", {x, w, rec},
+                   attrs({{"hidden_size", int64_t{4}}, {"direction", std::string("backward")}}), 2);
+  EXPECT_NE(r.compileError.find("direction 'backward'"), std::string::npos) << r.compileError;
+  EXPECT_NE(r.runError.find("direction 'backward'"), std::string::npos) << r.runError;
+}
+
+// GridSample's modes are checked both ways; the compiler once accepted any and left the refusal
+// to run time.
+TEST(RuleAgreement, GridSampleModeIsCheckedAtCompileTimeToo) {
+  HostTensor x = ints({1, 1, 2, 2}, {1, 2, 3, 4}, DataType::float32());
+  HostTensor grid = ints({1, 1, 1, 2}, {0, 0}, DataType::float32());
+  BothSides r = runBothSides("GridSample", {x, grid}, attrs({{"mode", std::string("linear")}}), 1);
+  EXPECT_NE(r.compileError.find("mode 'linear' is not known"), std::string::npos) << r.compileError;
+  EXPECT_NE(r.runError.find("mode 'linear' is not known"), std::string::npos) << r.runError;
+}
+
 }  // namespace
 }  // namespace kiln::optest

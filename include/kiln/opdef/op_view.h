@@ -56,6 +56,11 @@ std::string listStr(const std::vector<int64_t>& v);  // "[1,2,3]"
 std::string dimsStr(const Dims& dims);               // "[1,?,3]"
 bool allKnown(const Dims& dims);                     // no kUnknownDim
 int64_t product(const Dims& dims);                   // of known dims
+// Whether two dims that should be equal are both known and differ (unknown ones are checked when
+// their sizes are known).
+inline bool knownAndDiffer(int64_t a, int64_t b) {
+  return a != b && a != kUnknownDim && b != kUnknownDim;
+}
 
 // The length of 1-D input I (a list of dims or axes, WHAT in errors), which must be known now:
 // a rule's output rank often depends on it.

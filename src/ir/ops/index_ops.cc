@@ -4,6 +4,7 @@
 #include "kiln/ir/node_view.h"
 #include "kiln/ir/onnx_dtype.h"
 #include "kiln/opdef/index.h"
+#include "kiln/opdef/spatial.h"
 #include "register_ops.h"
 
 namespace kiln::ir::ops {
@@ -61,51 +62,20 @@ void inferDet(Node& node) {
   setOutput(node, 0, {x.dtype, Shape(x.shape.begin(), x.shape.end() - 2)});
 }
 
+// GridSample's, RoiAlign's and MaxUnpool's dims are src/opdef's rules, as at run time.
 void inferGridSample(Node& node) {
-  const TensorType& x = inputType(node, 0, "X");
-  const TensorType& grid = inputType(node, 1, "grid");
   requireFloat(node, 0);
-  if (x.rank() != 4 || grid.rank() != 4 || grid.shape[0] != x.shape[0] || grid.shape[3] != 2) {
-    fail(node, "X ", x.str(), " and grid ", grid.str(),
-         "; expected [N, C, H, W] and [N, H_out, W_out, 2]");
-  }
-  setOutput(node, 0, {x.dtype, {x.shape[0], x.shape[1], grid.shape[1], grid.shape[2]}});
+  setOutput(node, 0, {inputType(node, 0).dtype, opdef::gridSampleSpec(NodeView(node)).out});
 }
 
 void inferMaxUnpool(Node& node) {
-  const TensorType& x = inputType(node, 0, "X");
   requireIndexType(node, 1);
-  auto nd = static_cast<size_t>(x.rank() - 2);
-  if (x.rank() < 3) fail(node, "X is ", x.str(), "; expected N, C and spatial dims");
-  Shape out;
-  if (hasInput(node, 2)) {
-    out = requireConstantInts(node, 2, "output_shape");
-  } else {
-    std::vector<int64_t> kernel = node.attrs.getInts("kernel_shape", {});
-    std::vector<int64_t> strides = node.attrs.getInts("strides", std::vector<int64_t>(nd, 1));
-    std::vector<int64_t> pads = node.attrs.getInts("pads", std::vector<int64_t>(2 * nd, 0));
-    if (kernel.size() != nd || strides.size() != nd || pads.size() != 2 * nd) {
-      fail(node, "kernel_shape, strides or pads do not match ", nd, " spatial dims");
-    }
-    out = {x.shape[0], x.shape[1]};
-    for (size_t d = 0; d < nd; ++d) {
-      out.push_back((x.shape[d + 2] - 1) * strides[d] + kernel[d] - pads[d] - pads[d + nd]);
-    }
-  }
-  setOutput(node, 0, {x.dtype, out});
+  setOutput(node, 0, {inputType(node, 0).dtype, opdef::maxUnpoolShape(NodeView(node)).out});
 }
 
 void inferRoiAlign(Node& node) {
-  const TensorType& x = inputType(node, 0, "X");
-  const TensorType& rois = inputType(node, 1, "rois");
   requireFloat(node, 0);
-  if (x.rank() != 4 || rois.rank() != 2) {
-    fail(node, "X ", x.str(), " and rois ", rois.str(), "; expected [N,C,H,W] and [R,4]");
-  }
-  setOutput(node, 0,
-            {x.dtype,
-             {rois.shape[0], x.shape[1], node.attrs.getInt("output_height", 1),
-              node.attrs.getInt("output_width", 1)}});
+  setOutput(node, 0, {inputType(node, 0).dtype, opdef::roiAlignShape(NodeView(node))});
 }
 
 void inferTfIdf(Node& node) {
@@ -166,23 +136,20 @@ void registerIndexOps(const OpAdder& add) {
        .maxInputs = 3,
        .sinceVersion = 9,
        .shapeInputs = {2},
-       .inferRunTime =
-           [](Node& n) {
-             setOutput(n, 0,
-                       {inputType(n, 0).dtype,
-                        Shape(inputType(n, 0).shape.size(), runtime::kDynamicDim)});
-           },
+       .inferRunTime = inferMaxUnpool,
        .inferTypes = inferMaxUnpool});
   add({.name = "RoiAlign",
        .minInputs = 3,
        .maxInputs = 3,
        .sinceVersion = 10,
+       .inferRunTime = inferRoiAlign,
        .inferTypes = inferRoiAlign});
   add({.name = "TfIdfVectorizer", .sinceVersion = 9, .inferTypes = inferTfIdf});
   add({.name = "GridSample",
        .minInputs = 2,
        .maxInputs = 2,
        .sinceVersion = 16,
+       .inferRunTime = inferGridSample,
        .inferTypes = inferGridSample});
 }
 

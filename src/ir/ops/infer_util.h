@@ -50,7 +50,7 @@ std::vector<int64_t> normalizeAxes(const Node& node, const std::vector<int64_t>&
 Shape broadcastShapes(const Node& node, const Shape& a, const Shape& b);
 // numpy matmul's output shape of A @ B (rank-1 operands promoted and dropped again); fails naming
 // both when the inner dims differ or the batch dims do not broadcast.
-Shape matmulShape(const Node& node, const TensorType& a, const TensorType& b);
+Shape matmulShape(const Node& node, size_t a, size_t b);  // inputs A and B, by src/opdef's rule
 // Whether FROM broadcasts to TO without changing TO (Gemm's C).
 bool broadcastsTo(const Shape& from, const Shape& to);
 

@@ -1,5 +1,8 @@
 // Type inference of matrix products: MatMul (numpy semantics) and Gemm.
+#include "kiln/opdef/matmul.h"
+
 #include "infer_util.h"
+#include "kiln/ir/node_view.h"
 #include "register_ops.h"
 
 namespace kiln::ir::ops {
@@ -8,10 +11,10 @@ namespace {
 
 void inferMatMul(Node& node) {
   const TensorType& a = inputType(node, 0, "A");
-  const TensorType& b = inputType(node, 1, "B");
+  inputType(node, 1, "B");
   requireNumeric(node, 0);
   requireSameDtype(node, 0, 1);
-  setOutput(node, 0, {a.dtype, matmulShape(node, a, b)});
+  setOutput(node, 0, {a.dtype, matmulShape(node, 0, 1)});
 }
 
 void inferGemm(Node& node) {
@@ -47,27 +50,8 @@ void inferGemm(Node& node) {
 
 }  // namespace
 
-Shape matmulShape(const Node& node, const TensorType& a, const TensorType& b) {
-  if (a.rank() == 0 || b.rank() == 0) {
-    fail(node, "inputs are ", a.str(), " and ", b.str(), "; expected rank >= 1 (no scalars)");
-  }
-  Shape sa = a.shape;
-  Shape sb = b.shape;
-  bool vectorA = sa.size() == 1;
-  bool vectorB = sb.size() == 1;
-  if (vectorA) sa.insert(sa.begin(), 1);
-  if (vectorB) sb.push_back(1);
-  int64_t ka = sa.back();
-  int64_t kb = sb[sb.size() - 2];
-  if (ka != kb) {
-    fail(node, "inner dimensions differ: A ", a.str(), " has K=", ka, " but B ", b.str(),
-         " has K=", kb);
-  }
-  Shape out =
-      broadcastShapes(node, Shape(sa.begin(), sa.end() - 2), Shape(sb.begin(), sb.end() - 2));
-  if (!vectorA) out.push_back(sa[sa.size() - 2]);
-  if (!vectorB) out.push_back(sb.back());
-  return out;
+Shape matmulShape(const Node& node, size_t a, size_t b) {
+  return opdef::matmulShape(NodeView(node), a, b);
 }
 
 void registerMatmulOps(const OpAdder& add) {

@@ -1,41 +1,26 @@
 // Type inference of the recurrent layers the runtime executes: RNN, GRU and LSTM. Outputs Y
 // [seq, dirs, batch, hidden] and Y_h (LSTM also Y_c) [dirs, batch, hidden], or, with layout=1,
 // [batch, seq, dirs, hidden] and [batch, dirs, hidden].
+#include "kiln/opdef/recurrent.h"
+
 #include "infer_util.h"
+#include "kiln/ir/node_view.h"
 #include "register_ops.h"
 
 namespace kiln::ir::ops {
 namespace {
 
-void inferRecurrent(Node& node, int64_t gates) {
+// The sizes are src/opdef's rule, which the runtime's RNN, GRU and LSTM follow too.
+void inferRecurrent(Node& node) {
   const TensorType& x = inputType(node, 0, "X");
-  const TensorType& w = inputType(node, 1, "W");
+  inputType(node, 1, "W");
   inputType(node, 2, "R");
   requireFloat(node, 0);
   requireSameDtype(node, 0, 1);
   requireSameDtype(node, 0, 2);
-  if (x.rank() != 3 || w.rank() != 3) {
-    fail(node, "X ", x.str(), " and W ", w.str(), "; expected rank 3 for both");
-  }
-  bool batchMajor = node.attrs.getInt("layout", 0) != 0;
-  int64_t seq = batchMajor ? x.shape[1] : x.shape[0];
-  int64_t batch = batchMajor ? x.shape[0] : x.shape[1];
-  int64_t dirs = w.shape[0];
-  int64_t hidden = node.attrs.getInt("hidden_size", w.shape[1] / gates);
-  std::string direction = node.attrs.getString("direction", "forward");
-  if (direction != "forward" && direction != "reverse" && direction != "bidirectional") {
-    fail(node, "direction '", direction, "'; expected forward, reverse or bidirectional");
-  }
-  if ((direction == "bidirectional") != (dirs == 2) || w.shape[1] != gates * hidden ||
-      w.shape[2] != x.shape[2]) {
-    fail(node, "W ", w.str(), " does not match direction '", direction, "', hidden_size ", hidden,
-         " and X ", x.str(), "; expected [", direction == "bidirectional" ? 2 : 1, ",",
-         gates * hidden, ",", x.shape[2], "]");
-  }
-  Shape y = batchMajor ? Shape{batch, seq, dirs, hidden} : Shape{seq, dirs, batch, hidden};
-  Shape state = batchMajor ? Shape{batch, dirs, hidden} : Shape{dirs, batch, hidden};
-  setOutput(node, 0, {x.dtype, y});
-  for (size_t i = 1; i < node.outputs.size(); ++i) setOutput(node, i, {x.dtype, state});
+  opdef::RecurrentGeometry g = opdef::recurrentGeometry(NodeView(node));
+  setOutput(node, 0, {x.dtype, g.y});
+  for (size_t i = 1; i < node.outputs.size(); ++i) setOutput(node, i, {x.dtype, g.state});
 }
 
 }  // namespace
@@ -46,19 +31,19 @@ void registerRecurrentOps(const OpAdder& add) {
        .maxInputs = 6,
        .numOutputs = 2,
        .sinceVersion = 7,
-       .inferTypes = [](Node& n) { inferRecurrent(n, 1); }});
+       .inferTypes = inferRecurrent});
   add({.name = "GRU",
        .minInputs = 3,
        .maxInputs = 6,
        .numOutputs = 2,
        .sinceVersion = 7,
-       .inferTypes = [](Node& n) { inferRecurrent(n, 3); }});
+       .inferTypes = inferRecurrent});
   add({.name = "LSTM",
        .minInputs = 3,
        .maxInputs = 8,
        .numOutputs = 3,
        .sinceVersion = 7,
-       .inferTypes = [](Node& n) { inferRecurrent(n, 4); }});
+       .inferTypes = inferRecurrent});
 }
 
 }  // namespace kiln::ir::ops

@@ -3,6 +3,8 @@
 // PyTorch's grid_sample (from which ONNX takes the definition) computes it.
 #include <cmath>
 
+#include "context_view.h"
+#include "kiln/opdef/spatial.h"
 #include "op_util.h"
 #include "runtime_ops.h"
 
@@ -53,18 +55,8 @@ void runGridSample(RuntimeOpContext& ctx) {
   const NDArray& grid = ctx.input(1);
   const Shape& xs = x.shape();
   const Shape& gs = grid.shape();
-  if (xs.size() != 4 || gs.size() != 4 || gs[0] != xs[0] || gs[3] != 2) {
-    fail(ctx, "X ", shapeStr(xs), " and grid ", shapeStr(gs),
-         "; expected [N, C, H, W] and [N, H_out, W_out, 2]");
-  }
-  Sampler s{attrString(ctx, "mode", "bilinear"), attrString(ctx, "padding_mode", "zeros"),
-            attrInt(ctx, "align_corners", 0) != 0};
-  if (s.mode != "bilinear" && s.mode != "nearest" && s.mode != "bicubic") {
-    fail(ctx, "mode '", s.mode, "' is not known; expected bilinear, nearest or bicubic");
-  }
-  if (s.padding != "zeros" && s.padding != "border" && s.padding != "reflection") {
-    fail(ctx, "padding_mode '", s.padding, "' is not known; expected zeros, border or reflection");
-  }
+  opdef::GridSampleSpec spec = opdef::gridSampleSpec(ContextView(ctx));  // as at compile time
+  Sampler s{spec.mode, spec.padding, spec.alignCorners};
   int64_t n = xs[0], c = xs[1], h = xs[2], w = xs[3], oh = gs[1], ow = gs[2];
   NDArray y = ctx.output(0, {n, c, oh, ow});
   std::vector<double> gv = toDoubles(ctx, grid);

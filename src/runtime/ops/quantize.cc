@@ -4,7 +4,9 @@
 #include <cmath>
 #include <limits>
 
+#include "context_view.h"
 #include "conv_sums.h"
+#include "kiln/opdef/matmul.h"
 #include "op_util.h"
 #include "runtime_ops.h"
 
@@ -58,31 +60,19 @@ size_t checkedAxis(const RuntimeOpContext& ctx, const NDArray& x, size_t count) 
 // numpy matmul of integers A - A_ZP and B - B_ZP (zero points per tensor, per row of A or per
 // column of B), exactly; CALLS F(output element, sum).
 template <typename F>
-Shape matmulInteger(const RuntimeOpContext& ctx, const NDArray& a, const NDArray& b,
+Shape matmulInteger(const RuntimeOpContext& ctx, size_t ia, size_t ib,
                     const std::vector<double>& azp, const std::vector<double>& bzp, F store) {
-  if (a.ndim() < 1 || b.ndim() < 1) fail(ctx, "inputs must have rank >= 1");
+  Shape out = opdef::matmulShape(ContextView(ctx), ia, ib);  // as at compile time
+  const NDArray& a = ctx.input(ia);
+  const NDArray& b = ctx.input(ib);
   Shape as = a.shape(), bs = b.shape();
   if (as.size() == 1) as.insert(as.begin(), 1);
   if (bs.size() == 1) bs.push_back(1);
   int64_t m = as[as.size() - 2], k = as.back(), n = bs.back();
-  if (bs[bs.size() - 2] != k) {
-    fail(ctx, "cannot multiply ", shapeStr(a.shape()), " by ", shapeStr(b.shape()));
-  }
   Shape ab(as.begin(), as.end() - 2), bb(bs.begin(), bs.end() - 2);
   size_t rank = std::max(ab.size(), bb.size());
-  Shape batch(rank, 1);
-  for (size_t d = 0; d < rank; ++d) {
-    int64_t x = d + ab.size() >= rank ? ab[d + ab.size() - rank] : 1;
-    int64_t y = d + bb.size() >= rank ? bb[d + bb.size() - rank] : 1;
-    if (x != y && x != 1 && y != 1)
-      fail(ctx, "batch dims of ", shapeStr(a.shape()), " and ", shapeStr(b.shape()),
-           " do not broadcast");
-    batch[d] = std::max(x, y);
-  }
+  Shape batch(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(rank));
   std::vector<double> av = toDoubles(ctx, a), bv = toDoubles(ctx, b);
-  Shape out = batch;
-  if (a.ndim() > 1) out.push_back(m);
-  if (b.ndim() > 1) out.push_back(n);
   int64_t e = 0;
   forEachIndex(batch, [&](int64_t, const std::vector<int64_t>& bi) {
     int64_t aOff = 0, bOff = 0, aStride = m * k, bStride = k * n;
@@ -142,8 +132,7 @@ void runDequantizeLinear(RuntimeOpContext& ctx) {
 
 void runMatMulInteger(RuntimeOpContext& ctx) {
   std::vector<double> sums;
-  Shape out = matmulInteger(ctx, ctx.input(0), ctx.input(1), optionalDoubles(ctx, 2),
-                            optionalDoubles(ctx, 3),
+  Shape out = matmulInteger(ctx, 0, 1, optionalDoubles(ctx, 2), optionalDoubles(ctx, 3),
                             [&](int64_t, double s, int64_t, int64_t) { sums.push_back(s); });
   NDArray y = ctx.output(0, out);
   for (size_t e = 0; e < sums.size(); ++e) y.data<int32_t>()[e] = static_cast<int32_t>(sums[e]);
@@ -154,13 +143,12 @@ void runQLinearMatMul(RuntimeOpContext& ctx) {
   std::vector<double> as = toDoubles(ctx, ctx.input(1)), bs = toDoubles(ctx, ctx.input(4)),
                       ys = toDoubles(ctx, ctx.input(6)), yzp = toDoubles(ctx, ctx.input(7));
   std::vector<std::pair<int64_t, double>> values;
-  Shape out =
-      matmulInteger(ctx, ctx.input(0), ctx.input(3), toDoubles(ctx, ctx.input(2)),
-                    toDoubles(ctx, ctx.input(5)), [&](int64_t e, double s, int64_t i, int64_t j) {
-                      double sa = as[as.size() == 1 ? 0 : static_cast<size_t>(i)];
-                      double sb = bs[bs.size() == 1 ? 0 : static_cast<size_t>(j)];
-                      values.emplace_back(e, s * sa * sb / ys[0] + yzp[0]);
-                    });
+  Shape out = matmulInteger(ctx, 0, 3, toDoubles(ctx, ctx.input(2)), toDoubles(ctx, ctx.input(5)),
+                            [&](int64_t e, double s, int64_t i, int64_t j) {
+                              double sa = as[as.size() == 1 ? 0 : static_cast<size_t>(i)];
+                              double sb = bs[bs.size() == 1 ? 0 : static_cast<size_t>(j)];
+                              values.emplace_back(e, s * sa * sb / ys[0] + yzp[0]);
+                            });
   NDArray y = ctx.output(0, out);
   for (const auto& [e, v] : values) storeSaturated(ctx, y, e, v);
 }

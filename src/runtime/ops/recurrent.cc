@@ -1,9 +1,12 @@
 // The recurrent layers RNN, GRU and LSTM, step by step as ONNX defines them: forward, reverse or
 // bidirectional, with per-batch sequence lengths, initial states, LSTM peepholes, clipping and
 // every activation ONNX names. Both layouts (time-major and batch-major).
+#include "kiln/opdef/recurrent.h"
+
 #include <cmath>
 #include <functional>
 
+#include "context_view.h"
 #include "op_util.h"
 #include "runtime_ops.h"
 
@@ -140,24 +143,14 @@ void step(const Layer& l, int64_t d, const double* xt, std::vector<double>& h,
 Layer layerOf(RuntimeOpContext& ctx, Kind kind) {
   Layer l;
   l.kind = kind;
-  l.gates = kind == Kind::kRnn ? 1 : kind == Kind::kGru ? 3 : 4;
-  const Shape& xs = ctx.input(0).shape();
-  const Shape& ws = ctx.input(1).shape();
-  if (xs.size() != 3 || ws.size() != 3) {
-    fail(ctx, "X ", shapeStr(xs), " and W ", shapeStr(ws), "; expected rank 3 for both");
-  }
-  l.batchMajor = attrInt(ctx, "layout", 0) != 0;
-  l.seq = l.batchMajor ? xs[1] : xs[0];
-  l.batch = l.batchMajor ? xs[0] : xs[1];
-  l.inputSize = xs[2];
-  l.dirs = ws[0];
-  l.hidden = attrInt(ctx, "hidden_size", ws[1] / l.gates);
-  std::string direction = attrString(ctx, "direction", "forward");
-  if ((direction == "bidirectional") != (l.dirs == 2) || ws[1] != l.gates * l.hidden ||
-      ws[2] != l.inputSize) {
-    fail(ctx, "W ", shapeStr(ws), " does not match direction '", direction, "', hidden_size ",
-         l.hidden, " and X ", shapeStr(xs));
-  }
+  opdef::RecurrentGeometry g = opdef::recurrentGeometry(ContextView(ctx));  // as at compile time
+  l.gates = g.gates;
+  l.batchMajor = g.batchMajor;
+  l.seq = g.seq;
+  l.batch = g.batch;
+  l.inputSize = g.inputSize;
+  l.dirs = g.dirs;
+  l.hidden = g.hidden;
   l.linearBeforeReset = attrInt(ctx, "linear_before_reset", 0) != 0;
   l.inputForget = attrInt(ctx, "input_forget", 0) != 0;
   l.clip = attrFloat(ctx, "clip", 0.0);

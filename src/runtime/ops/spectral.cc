@@ -1,7 +1,10 @@
 // Signal ops of opset 17: DFT (forward or inverse, one-sided or full, zero-padded or cut to
 // dft_length), STFT (windowed frames, each transformed) and MelWeightMatrix, in double.
+#include "kiln/opdef/spectral.h"
+
 #include <cmath>
 
+#include "context_view.h"
 #include "op_util.h"
 #include "runtime_ops.h"
 
@@ -45,18 +48,11 @@ std::vector<double> complexOf(const RuntimeOpContext& ctx, const NDArray& a) {
 void runDft(RuntimeOpContext& ctx) {
   const NDArray& x = ctx.input(0);
   const Shape& in = x.shape();
-  if (in.size() < 2 || (in.back() != 1 && in.back() != 2)) {
-    fail(ctx, "input is ", shapeStr(in), "; expected [..., signal, 1 or 2]");
-  }
-  auto axis = static_cast<size_t>(normalizeAxis(ctx, attrInt(ctx, "axis", 1), x.ndim() - 1));
-  bool inverse = attrInt(ctx, "inverse", 0) != 0, onesided = attrInt(ctx, "onesided", 0) != 0;
-  int64_t n =
-      ctx.numInputs() > 1 && ctx.hasInput(1) ? inputScalarInt(ctx, 1, "dft_length") : in[axis];
-  if (n < 1) fail(ctx, "dft_length is ", n, "; expected >= 1");
-  int64_t bins = onesided ? n / 2 + 1 : n;
-  Shape out = in;
-  out[axis] = bins;
-  out.back() = 2;
+  opdef::DftSpec spec = opdef::dftSpec(ContextView(ctx));  // as at compile time
+  bool inverse = attrInt(ctx, "inverse", 0) != 0;
+  size_t axis = spec.axis;
+  int64_t n = spec.length, bins = spec.out[axis];
+  const Shape& out = spec.out;
   std::vector<double> c = complexOf(ctx, x), y(static_cast<size_t>(shapeNumel(out)), 0.0);
   int64_t outer = 1, inner = 1;
   for (size_t d = 0; d < axis; ++d) outer *= in[d];
@@ -74,23 +70,10 @@ void runDft(RuntimeOpContext& ctx) {
 void runStft(RuntimeOpContext& ctx) {
   const NDArray& signal = ctx.input(0);
   const Shape& in = signal.shape();
-  if (in.size() != 3 || (in[2] != 1 && in[2] != 2)) {
-    fail(ctx, "signal is ", shapeStr(in), "; expected [batch, length, 1 or 2]");
-  }
-  int64_t step = inputScalarInt(ctx, 1, "frame_step");
+  opdef::StftSpec spec = opdef::stftSpec(ContextView(ctx));  // as at compile time
   std::vector<double> window =
       ctx.numInputs() > 2 && ctx.hasInput(2) ? toDoubles(ctx, ctx.input(2)) : std::vector<double>{};
-  int64_t length = ctx.numInputs() > 3 && ctx.hasInput(3) ? inputScalarInt(ctx, 3, "frame_length")
-                                                          : static_cast<int64_t>(window.size());
-  if (step < 1 || length < 1 || length > in[1]) {
-    fail(ctx, "frame_step ", step, " and frame_length ", length, " do not frame a signal of ",
-         in[1]);
-  }
-  if (!window.empty() && static_cast<int64_t>(window.size()) != length) {
-    fail(ctx, "window has ", window.size(), " values; expected frame_length ", length);
-  }
-  bool onesided = attrInt(ctx, "onesided", 1) != 0;
-  int64_t frames = (in[1] - length) / step + 1, bins = onesided ? length / 2 + 1 : length;
+  int64_t step = spec.step, length = spec.length, frames = spec.out[1], bins = spec.out[2];
   std::vector<double> c = complexOf(ctx, signal);
   std::vector<double> y(static_cast<size_t>(in[0] * frames * bins * 2));
   std::vector<double> frame(static_cast<size_t>(length * 2));
@@ -111,16 +94,13 @@ void runStft(RuntimeOpContext& ctx) {
 }
 
 void runMelWeightMatrix(RuntimeOpContext& ctx) {
-  int64_t mels = inputScalarInt(ctx, 0, "num_mel_bins");
+  Shape shape = opdef::melWeightShape(ContextView(ctx));  // as at compile time
+  int64_t spectrum = shape[0], mels = shape[1];
   int64_t dft = inputScalarInt(ctx, 1, "dft_length");
   int64_t rate = inputScalarInt(ctx, 2, "sample_rate");
   double low = inputScalarDouble(ctx, 3, "lower_edge_hertz");
   double high = inputScalarDouble(ctx, 4, "upper_edge_hertz");
-  if (mels < 1 || dft < 1 || rate < 1) {
-    fail(ctx, "num_mel_bins ", mels, ", dft_length ", dft, " and sample_rate ", rate,
-         " must be positive");
-  }
-  int64_t spectrum = dft / 2 + 1;
+  if (rate < 1) fail(ctx, "sample_rate is ", rate, "; expected >= 1");
   auto toMel = [](double hz) { return 2595 * std::log10(1 + hz / 700); };
   double lowMel = toMel(low), stepMel = (toMel(high) - lowMel) / static_cast<double>(mels + 2);
   std::vector<int64_t> bins;

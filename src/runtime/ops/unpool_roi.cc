@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "context_view.h"
+#include "kiln/opdef/spatial.h"
 #include "op_util.h"
 #include "runtime_ops.h"
 
@@ -12,27 +14,11 @@ namespace kiln::runtime::ops {
 void runMaxUnpool(RuntimeOpContext& ctx) {
   const NDArray& x = ctx.input(0);
   std::vector<int64_t> indices = inputInts(ctx, 1, "I");
-  const Shape& in = x.shape();
-  size_t nd = in.size() - 2;
   // The indices address the tensor MaxPool read, of the default shape; output_shape may add
   // room at the end of each dim, where nothing lands.
-  std::vector<int64_t> kernel = attrInts(ctx, "kernel_shape"), strides = attrInts(ctx, "strides"),
-                       pads = attrInts(ctx, "pads");
-  strides.resize(nd, 1);
-  pads.resize(2 * nd, 0);
-  if (kernel.size() != nd) fail(ctx, "kernel_shape has ", kernel.size(), " values; expected ", nd);
-  Shape base = {in[0], in[1]};
-  for (size_t d = 0; d < nd; ++d) {
-    base.push_back((in[d + 2] - 1) * strides[d] + kernel[d] - pads[d] - pads[d + nd]);
-  }
-  Shape out = base;
-  if (ctx.numInputs() > 2 && ctx.hasInput(2)) out = inputInts(ctx, 2, "output_shape");
-  bool fits = out.size() == in.size() && out[0] == in[0] && out[1] == in[1];
-  for (size_t d = 2; fits && d < out.size(); ++d) fits = out[d] >= base[d];
-  if (!fits) {
-    fail(ctx, "output_shape ", listStr(out), " does not hold X ", shapeStr(in),
-         " unpooled (at least ", listStr(base), ")");
-  }
+  opdef::UnpoolShape shapes = opdef::maxUnpoolShape(ContextView(ctx));  // as at compile time
+  const Shape& base = shapes.unpooled;
+  const Shape& out = shapes.out;
   NDArray y = ctx.output(0, out);
   std::memset(y.data(), 0, y.nbytes());
   if (static_cast<int64_t>(indices.size()) != x.numel()) {
@@ -62,12 +48,8 @@ void runRoiAlign(RuntimeOpContext& ctx) {
   const NDArray& rois = ctx.input(1);
   std::vector<int64_t> batch = inputInts(ctx, 2, "batch_indices");
   const Shape& in = x.shape();
-  if (in.size() != 4 || rois.ndim() != 2 || rois.shape()[1] != 4 ||
-      static_cast<int64_t>(batch.size()) != rois.shape()[0]) {
-    fail(ctx, "X ", shapeStr(in), ", rois ", shapeStr(rois.shape()), " and batch_indices [",
-         batch.size(), "] do not match; expected [N,C,H,W], [R,4] and [R]");
-  }
-  int64_t oh = attrInt(ctx, "output_height", 1), ow = attrInt(ctx, "output_width", 1);
+  Shape outShape = opdef::roiAlignShape(ContextView(ctx));  // as at compile time
+  int64_t oh = outShape[2], ow = outShape[3];
   int64_t ratio = attrInt(ctx, "sampling_ratio", 0);
   double scale = attrFloat(ctx, "spatial_scale", 1.0);
   bool avg = attrString(ctx, "mode", "avg") == "avg";
