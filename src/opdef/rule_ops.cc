@@ -8,11 +8,12 @@ const std::set<std::string>& ruleOps() {
   // by broadcast.cc's rule too; their node tests are many and their rule one, so they stay out.)
   // clang-format off
   static const std::set<std::string> kOps = {
-      "AveragePool", "ConstantOfShape", "Conv", "ConvInteger", "DFT", "Einsum", "Expand",
-      "Flatten", "GRU", "GatherND", "GridSample", "LSTM", "MatMulInteger", "MaxPool", "MaxUnpool",
-      "MelWeightMatrix", "OneHot", "Pad", "QLinearConv", "QLinearMatMul", "RNN", "Range",
-      "ReduceSum", "Reshape", "Resize", "RoiAlign", "STFT", "Shape", "Slice", "Split", "Squeeze",
-      "Tile", "TopK", "Unsqueeze", "Upsample"};
+      "AveragePool", "Compress", "ConstantOfShape", "Conv", "ConvInteger", "DFT", "Det", "Einsum",
+      "Expand", "EyeLike", "Flatten", "GRU", "GatherND", "GridSample", "LSTM", "MatMulInteger",
+      "MaxPool", "MaxUnpool", "MelWeightMatrix", "OneHot", "Pad", "QLinearConv", "QLinearMatMul",
+      "RNN", "Range", "ReduceSum", "Reshape", "Resize", "ReverseSequence", "RoiAlign", "STFT",
+      "Scatter", "ScatterElements", "ScatterND", "Shape", "Slice", "Split", "Squeeze",
+      "TfIdfVectorizer", "Tile", "TopK", "Unique", "Unsqueeze", "Upsample"};
   // clang-format on
   return kOps;
 }

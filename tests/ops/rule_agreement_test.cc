@@ -193,5 +193,32 @@ TEST(RuleAgreement, GridSampleModeIsCheckedAtCompileTimeToo) {
   EXPECT_NE(r.runError.find("mode 'linear' is not known"), std::string::npos) << r.runError;
 }
 
+// ScatterND's updates must have indices' leading dims then data's dims after k; neither side
+// checked, and the runtime read past a short updates tensor.
+TEST(RuleAgreement, ScatterNdUpdatesMustFitIndicesAndData) {
+  HostTensor data = ints({4, 2}, std::vector<double>(8, 0), DataType::float32());
+  HostTensor indices = ints({3, 1}, {0, 1, 3});
+  HostTensor updates = ints({2, 2}, {1, 2, 3, 4}, DataType::float32());  // expected [3,2]
+  BothSides r = runBothSides("ScatterND", {data, indices, updates}, {}, 1);
+  EXPECT_NE(r.compileError.find("expected [3,2]"), std::string::npos) << r.compileError;
+  EXPECT_NE(r.runError.find("expected [3,2]"), std::string::npos) << r.runError;
+}
+
+// A negative n-gram slot is refused both ways; the runtime once wrote before its output.
+TEST(RuleAgreement, TfIdfSlotsMustBeNonNegative) {
+  HostTensor x = ints({4}, {1, 2, 1, 3});
+  BothSides r = runBothSides("TfIdfVectorizer", {x},
+                             attrs({{"mode", std::string("TF")},
+                                    {"min_gram_length", int64_t{1}},
+                                    {"max_gram_length", int64_t{1}},
+                                    {"max_skip_count", int64_t{0}},
+                                    {"ngram_counts", Dims{0}},
+                                    {"ngram_indexes", Dims{0, -1}},
+                                    {"pool_int64s", Dims{1, 2}}}),
+                             1);
+  EXPECT_NE(r.compileError.find("expected indexes >= 0"), std::string::npos) << r.compileError;
+  EXPECT_NE(r.runError.find("expected indexes >= 0"), std::string::npos) << r.runError;
+}
+
 }  // namespace
 }  // namespace kiln::optest

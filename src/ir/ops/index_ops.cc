@@ -4,7 +4,11 @@
 #include "kiln/ir/node_view.h"
 #include "kiln/ir/onnx_dtype.h"
 #include "kiln/opdef/index.h"
+#include "kiln/opdef/matrix.h"
+#include "kiln/opdef/scatter.h"
+#include "kiln/opdef/sequence_axes.h"
 #include "kiln/opdef/spatial.h"
+#include "kiln/opdef/tfidf.h"
 #include "register_ops.h"
 
 namespace kiln::ir::ops {
@@ -12,17 +16,15 @@ namespace {
 
 void sameAsData(Node& node) { setOutput(node, 0, inputType(node, 0)); }
 
+// Scatter's, Det's, EyeLike's, ReverseSequence's and TfIdfVectorizer's rules are src/opdef's,
+// which the runtime's ops follow too.
 void inferScatter(Node& node) {
   requireIndexType(node, 1);
   requireSameDtype(node, 0, 2);
-  if (node.op == "ScatterElements" || node.op == "Scatter") {
-    const TensorType& data = inputType(node, 0);
-    if (inputType(node, 1).rank() != data.rank() ||
-        inputType(node, 2).shape != inputType(node, 1).shape) {
-      fail(node, "indices ", inputType(node, 1).str(), " and updates ", inputType(node, 2).str(),
-           " must have one shape, of the rank of data ", data.str());
-    }
-    normalizeAxis(node, node.attrs.getInt("axis", 0), data.rank());
+  if (node.op == "ScatterND") {
+    opdef::scatterNdDepth(NodeView(node));
+  } else {
+    opdef::scatterElementsAxis(NodeView(node));
   }
   sameAsData(node);
 }
@@ -38,28 +40,22 @@ void inferOneHot(Node& node) {
 }
 
 void inferEyeLike(Node& node) {
-  const TensorType& x = inputType(node, 0);
-  if (x.rank() != 2) fail(node, "input is ", x.str(), "; expected 2-D");
-  DataType dtype =
-      node.attrs.has("dtype") ? numericTypeFromOnnx(node.attrs.getInt("dtype")) : x.dtype;
-  setOutput(node, 0, {dtype, x.shape});
+  DataType dtype = node.attrs.has("dtype") ? numericTypeFromOnnx(node.attrs.getInt("dtype"))
+                                           : inputType(node, 0).dtype;
+  setOutput(node, 0, {dtype, opdef::eyeLikeShape(NodeView(node))});
 }
 
 void inferReverseSequence(Node& node) {
-  requireRankAtLeast(node, 0, 2, "ReverseSequence needs time and batch axes");
   if (inputType(node, 1, "sequence_lens").dtype != DataType::int64()) {
     fail(node, "sequence_lens is ", inputType(node, 1).str(), "; expected int64");
   }
+  opdef::reverseSequenceAxes(NodeView(node));
   sameAsData(node);
 }
 
 void inferDet(Node& node) {
-  const TensorType& x = inputType(node, 0);
   requireFloat(node, 0);
-  if (x.rank() < 2 || x.shape[x.shape.size() - 1] != x.shape[x.shape.size() - 2]) {
-    fail(node, "input is ", x.str(), "; expected [..., M, M]");
-  }
-  setOutput(node, 0, {x.dtype, Shape(x.shape.begin(), x.shape.end() - 2)});
+  setOutput(node, 0, {inputType(node, 0).dtype, opdef::detShape(NodeView(node))});
 }
 
 // GridSample's, RoiAlign's and MaxUnpool's dims are src/opdef's rules, as at run time.
@@ -79,14 +75,8 @@ void inferRoiAlign(Node& node) {
 }
 
 void inferTfIdf(Node& node) {
-  const TensorType& x = inputType(node, 0, "X");
   requireIndexType(node, 0);
-  if (x.rank() != 1 && x.rank() != 2) fail(node, "X is ", x.str(), "; expected 1-D or 2-D");
-  int64_t outputs = 0;
-  for (int64_t i : node.attrs.getInts("ngram_indexes", {})) outputs = std::max(outputs, i + 1);
-  if (node.attrs.has("pool_strings")) fail(node, "pool_strings needs string tokens; kiln has none");
-  Shape out = x.rank() == 2 ? Shape{x.shape[0], outputs} : Shape{outputs};
-  setOutput(node, 0, {DataType::float32(), out});
+  setOutput(node, 0, {DataType::float32(), opdef::tfIdfSpec(NodeView(node)).out});
 }
 
 }  // namespace

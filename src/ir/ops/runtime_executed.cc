@@ -5,6 +5,7 @@
 #include "kiln/ir/node_view.h"
 #include "kiln/opdef/reduce.h"
 #include "kiln/opdef/resize.h"
+#include "kiln/opdef/sequence_axes.h"
 #include "register_ops.h"
 
 namespace kiln::ir::ops {
@@ -15,13 +16,10 @@ void inferNonZero(Node& node) {
   setOutput(node, 0, {DataType::int64(), {x.rank(), runtime::kDynamicDim}});
 }
 
-// Compress and Unique: the selected slices along `axis`, or elements of the flattened input.
+// Compress and Unique: the selected slices along `axis`, or elements of the flattened input, as
+// src/opdef's rule gives them (the count known at run time).
 TensorType selectedAlongAxis(const Node& node, const TensorType& x) {
-  if (!node.attrs.has("axis")) return {x.dtype, {runtime::kDynamicDim}};
-  int64_t axis = normalizeAxis(node, node.attrs.getInt("axis"), x.rank());
-  TensorType out = x;
-  out.shape[static_cast<size_t>(axis)] = runtime::kDynamicDim;
-  return out;
+  return {x.dtype, opdef::selectedShape(NodeView(node))};
 }
 
 void inferCompress(Node& node) {

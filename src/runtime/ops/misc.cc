@@ -3,6 +3,8 @@
 
 #include "context_view.h"
 #include "kiln/opdef/index.h"
+#include "kiln/opdef/matrix.h"
+#include "kiln/opdef/sequence_axes.h"
 #include "op_util.h"
 #include "runtime_ops.h"
 
@@ -43,8 +45,7 @@ void runOneHot(RuntimeOpContext& ctx) {
 
 void runEyeLike(RuntimeOpContext& ctx) {
   const NDArray& x = ctx.input(0);
-  if (x.ndim() != 2) fail(ctx, "input is ", describe(x.shape(), x.dtype()), "; expected 2-D");
-  NDArray y = ctx.output(0, x.shape());
+  NDArray y = ctx.output(0, opdef::eyeLikeShape(ContextView(ctx)));
   int64_t k = attrInt(ctx, "k", 0);
   int64_t rows = x.shape()[0], cols = x.shape()[1];
   visitNumeric(ctx, y.dtype(), [&](auto t) {
@@ -74,17 +75,9 @@ void runShrink(RuntimeOpContext& ctx) {
 void runReverseSequence(RuntimeOpContext& ctx) {
   const NDArray& x = ctx.input(0);
   std::vector<int64_t> lens = inputInts(ctx, 1, "sequence_lens");
-  auto timeAxis = static_cast<size_t>(attrInt(ctx, "time_axis", 0));
-  auto batchAxis = static_cast<size_t>(attrInt(ctx, "batch_axis", 1));
+  opdef::TimeBatchAxes axes = opdef::reverseSequenceAxes(ContextView(ctx));
+  size_t timeAxis = axes.time, batchAxis = axes.batch;
   const Shape& shape = x.shape();
-  if (x.ndim() < 2 || timeAxis > 1 || batchAxis > 1 || timeAxis == batchAxis) {
-    fail(ctx, "time_axis ", timeAxis, " and batch_axis ", batchAxis, " of input ", shapeStr(shape),
-         "; expected 0 and 1 in some order, on a rank of at least 2");
-  }
-  if (static_cast<int64_t>(lens.size()) != shape[batchAxis]) {
-    fail(ctx, "sequence_lens has ", lens.size(), " entries; expected the batch size ",
-         shape[batchAxis]);
-  }
   NDArray y = ctx.output(0, shape);
   std::vector<int64_t> strides = rowMajorStrides(shape);
   gatherElements(x, y, [&](const std::vector<int64_t>& idx) {
@@ -103,11 +96,8 @@ void runReverseSequence(RuntimeOpContext& ctx) {
 void runDet(RuntimeOpContext& ctx) {
   const NDArray& x = ctx.input(0);
   const Shape& shape = x.shape();
-  if (x.ndim() < 2 || shape[shape.size() - 1] != shape[shape.size() - 2]) {
-    fail(ctx, "input is ", describe(shape, x.dtype()), "; expected [..., M, M]");
-  }
+  NDArray y = ctx.output(0, opdef::detShape(ContextView(ctx)));  // as at compile time
   int64_t m = shape.back();
-  NDArray y = ctx.output(0, Shape(shape.begin(), shape.end() - 2));
   visitNumeric(ctx, x.dtype(), [&](auto t) {
     using T = decltype(t);
     if constexpr (!std::is_floating_point_v<T>) {

@@ -1,6 +1,8 @@
 // Indexed reads and writes: ScatterElements (and Scatter, its opset 9-10 name), ScatterND with
 // its reductions, and GatherND. Indices may be negative (counted from the end); one out of range
 // is a data error naming the position.
+#include "kiln/opdef/scatter.h"
+
 #include "context_view.h"
 #include "kiln/opdef/index.h"
 #include "op_util.h"
@@ -52,11 +54,7 @@ void runScatterElements(RuntimeOpContext& ctx) {
   std::vector<int64_t> indices = inputInts(ctx, 1, "indices");
   const NDArray& updates = ctx.input(2);
   const Shape& shape = data.shape();
-  if (updates.shape() != ctx.input(1).shape() || updates.ndim() != data.ndim()) {
-    fail(ctx, "indices ", shapeStr(ctx.input(1).shape()), " and updates ",
-         shapeStr(updates.shape()), " must have one shape, of the rank of data ", shapeStr(shape));
-  }
-  auto axis = static_cast<size_t>(normalizeAxis(ctx, attrInt(ctx, "axis", 0), data.ndim()));
+  auto axis = static_cast<size_t>(opdef::scatterElementsAxis(ContextView(ctx)));
   std::string r = reductionOf(ctx);
   NDArray y = ctx.output(0, shape);
   y.copyFrom(data);
@@ -88,11 +86,7 @@ void runScatterND(RuntimeOpContext& ctx) {
   std::vector<int64_t> indices = inputInts(ctx, 1, "indices");
   const NDArray& updates = ctx.input(2);
   const Shape& shape = data.shape();
-  int64_t k = indexArray.ndim() == 0 ? 0 : indexArray.shape().back();
-  if (indexArray.ndim() < 1 || k > data.ndim()) {
-    fail(ctx, "indices ", shapeStr(indexArray.shape()), " must end in a dim of at most ",
-         data.ndim(), " (the rank of data ", shapeStr(shape), ")");
-  }
+  int64_t k = opdef::scatterNdDepth(ContextView(ctx));  // as at compile time
   std::string r = reductionOf(ctx);
   NDArray y = ctx.output(0, shape);
   y.copyFrom(data);

@@ -1,5 +1,7 @@
 // Ops whose output size depends on the data: NonZero (indices of non-zero elements) and Compress
 // (the slices a boolean condition selects).
+#include "context_view.h"
+#include "kiln/opdef/sequence_axes.h"
 #include "op_util.h"
 #include "runtime_ops.h"
 
@@ -32,9 +34,9 @@ void runCompress(RuntimeOpContext& ctx) {
   if (cond.dtype() != DataType::boolean() || cond.ndim() != 1) {
     fail(ctx, "condition is ", describe(cond.shape(), cond.dtype()), "; expected 1-D bool");
   }
-  bool flat = !hasAttr(ctx, "axis");
-  Shape in = flat ? Shape{x.numel()} : x.shape();
-  int64_t axis = flat ? 0 : normalizeAxis(ctx, attrInt(ctx, "axis", 0), x.ndim());
+  std::optional<int64_t> along = opdef::selectionAxis(ContextView(ctx));  // as at compile time
+  Shape in = along ? x.shape() : Shape{x.numel()};
+  int64_t axis = along ? *along : 0;
   auto d = static_cast<size_t>(axis);
   std::vector<int64_t> keep;
   const auto* c = cond.data<bool>();

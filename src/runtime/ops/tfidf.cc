@@ -1,8 +1,11 @@
 // TfIdfVectorizer over integer tokens: counts of the pool's n-grams (min_gram_length to
 // max_gram_length tokens, taken with up to max_skip_count tokens skipped between neighbours) in
 // each row, as TF, IDF (weight where present) or TFIDF (count times weight).
+#include "kiln/opdef/tfidf.h"
+
 #include <map>
 
+#include "context_view.h"
 #include "op_util.h"
 #include "runtime_ops.h"
 
@@ -11,25 +14,16 @@ namespace kiln::runtime::ops {
 void runTfIdfVectorizer(RuntimeOpContext& ctx) {
   const NDArray& x = ctx.input(0);
   std::vector<int64_t> tokens = inputInts(ctx, 0, "X");
-  if (x.ndim() != 1 && x.ndim() != 2)
-    fail(ctx, "X is ", shapeStr(x.shape()), "; expected 1-D or 2-D");
+  opdef::TfIdfSpec spec = opdef::tfIdfSpec(ContextView(ctx));  // as at compile time
   int64_t rows = x.ndim() == 2 ? x.shape()[0] : 1, cols = x.shape().back();
-  int64_t minN = attrInt(ctx, "min_gram_length", 1), maxN = attrInt(ctx, "max_gram_length", 1);
-  int64_t maxSkip = attrInt(ctx, "max_skip_count", 0);
-  std::string mode = attrString(ctx, "mode", "TF");
+  int64_t minN = spec.minN, maxN = spec.maxN, maxSkip = spec.maxSkip;
+  const std::string& mode = spec.mode;
   std::vector<int64_t> counts = attrInts(ctx, "ngram_counts"),
                        indexes = attrInts(ctx, "ngram_indexes"),
                        pool = attrInts(ctx, "pool_int64s");
   std::vector<double> weights;
   if (hasAttr(ctx, "weights")) {
     for (const Json& w : ctx.attrs().at("weights").asArray()) weights.push_back(w.asDouble());
-  }
-  if (mode != "TF" && mode != "IDF" && mode != "TFIDF") {
-    fail(ctx, "mode '", mode, "' is not known; expected TF, IDF or TFIDF");
-  }
-  if (minN < 1 || maxN < minN || static_cast<int64_t>(counts.size()) < maxN) {
-    fail(ctx, "min_gram_length ", minN, " and max_gram_length ", maxN, " do not fit ngram_counts ",
-         listStr(counts));
   }
   // The pool's n-grams of each length N: pool[counts[N-1] .. counts[N]) in groups of N tokens.
   std::map<std::vector<int64_t>, int64_t> slot;
@@ -44,8 +38,7 @@ void runTfIdfVectorizer(RuntimeOpContext& ctx) {
           indexes[gram];
     }
   }
-  int64_t outputs = 0;
-  for (int64_t i : indexes) outputs = std::max(outputs, i + 1);
+  int64_t outputs = spec.slots;
   std::vector<double> y(static_cast<size_t>(rows * outputs), 0.0);
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t* row = tokens.data() + r * cols;
@@ -69,7 +62,7 @@ void runTfIdfVectorizer(RuntimeOpContext& ctx) {
     if (mode == "IDF") y[e] = y[e] > 0 ? w : 0;
     if (mode == "TFIDF") y[e] *= w;
   }
-  NDArray out = ctx.output(0, x.ndim() == 2 ? Shape{rows, outputs} : Shape{outputs});
+  NDArray out = ctx.output(0, spec.out);
   for (size_t e = 0; e < y.size(); ++e) out.data<float>()[e] = static_cast<float>(y[e]);
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "context_view.h"
+#include "kiln/opdef/sequence_axes.h"
 #include "op_util.h"
 #include "runtime_ops.h"
 
@@ -10,9 +12,10 @@ namespace kiln::runtime::ops {
 
 void runUnique(RuntimeOpContext& ctx) {
   const NDArray& x = ctx.input(0);
-  bool flat = !hasAttr(ctx, "axis");
+  std::optional<int64_t> along = opdef::selectionAxis(ContextView(ctx));  // as at compile time
+  bool flat = !along;
   Shape in = flat ? Shape{x.numel()} : x.shape();
-  auto d = static_cast<size_t>(flat ? 0 : normalizeAxis(ctx, attrInt(ctx, "axis", 0), x.ndim()));
+  auto d = static_cast<size_t>(flat ? 0 : *along);
   bool sorted = attrInt(ctx, "sorted", 1) != 0;
   AroundAxis around = aroundAxis(in, d);
   int64_t outer = around.outer, n = around.n, inner = around.inner;
