@@ -36,11 +36,6 @@ void setOutput(Node& node, size_t i, TensorType type) {
   if (i < node.outputs.size() && node.outputs[i]) node.outputs[i]->type = std::move(type);
 }
 
-int64_t sizeFromDouble(const Node& node, double v, const char* what) {
-  if (!(v >= 0 && v < 4.0e18)) fail(node, what, " is ", v, "; expected a size from 0 to 4e18");
-  return static_cast<int64_t>(v);
-}
-
 void requireOutputsAtMost(const Node& node, size_t n, const char* why) {
   if (node.outputs.size() > n) {
     fail(node, "has ", node.outputs.size(), " outputs; expected at most ", n, " (", why, ")");
@@ -107,11 +102,6 @@ int64_t normalizeAxis(const Node& node, int64_t axis, int64_t rank, const char* 
   return opdef::normalizeAxis(NodeView(node), axis, rank, what, inclusive);
 }
 
-std::vector<int64_t> normalizeAxes(const Node& node, const std::vector<int64_t>& axes, int64_t rank,
-                                   const char* what) {
-  return opdef::normalizeAxes(NodeView(node), axes, rank, what);
-}
-
 Shape broadcastShapes(const Node& node, const Shape& a, const Shape& b) {
   return opdef::broadcastDims(NodeView(node), a, b);
 }
@@ -129,23 +119,6 @@ std::optional<std::vector<int64_t>> constantInts(const Value* v) {
   if (!v || !v->isConstant()) return std::nullopt;
   DataType t = v->constant->dtype();
   if (!isIntegerType(t) && !t.isBool()) return std::nullopt;
-  return loadInts(*v->constant);
-}
-
-std::vector<int64_t> requireConstantInts(const Node& node, size_t i, const char* what) {
-  const TensorType& t = inputType(node, i, what);
-  const Value* v = node.inputs[i];
-  if (!v->isConstant()) {
-    std::string from = v->producer ? strCat("computed by ", nodeLabel(*v->producer))
-                                   : std::string("a graph input");
-    fail(node, inputLabel(i, what), " '", v->name,
-         "' must be a constant at inference time (kiln "
-         "needs static shapes), but it is ",
-         from);
-  }
-  if (!isIntegerType(t.dtype)) {
-    fail(node, inputLabel(i, what), " has type ", t.dtype.str(), "; expected int32 or int64");
-  }
   return loadInts(*v->constant);
 }
 

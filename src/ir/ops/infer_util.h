@@ -42,9 +42,6 @@ void requireRankAtLeast(const Node& node, size_t i, int rank, const char* why);
 // AXIS in [-rank, rank-1] (or [-rank, rank] when INCLUSIVE) -> [0, rank).
 int64_t normalizeAxis(const Node& node, int64_t axis, int64_t rank, const char* what = "axis",
                       bool inclusive = false);
-// Each axis normalised; duplicates are an error.
-std::vector<int64_t> normalizeAxes(const Node& node, const std::vector<int64_t>& axes, int64_t rank,
-                                   const char* what = "axes");
 
 // Multidirectional (numpy) broadcasting, by src/opdef's rule; fails naming both shapes.
 Shape broadcastShapes(const Node& node, const Shape& a, const Shape& b);
@@ -54,13 +51,6 @@ Shape matmulShape(const Node& node, size_t a, size_t b);  // inputs A and B, by 
 // Whether FROM broadcasts to TO without changing TO (Gemm's C).
 bool broadcastsTo(const Shape& from, const Shape& to);
 
-// A size computed in floating point (floor(dim * scale), a depth) as an int64; fails naming WHAT
-// and the value when it is negative, NaN or too large to address.
-int64_t sizeFromDouble(const Node& node, double v, const char* what);
-
 // The elements of an integer constant, or nullopt when V is absent or not a constant.
 std::optional<std::vector<int64_t>> constantInts(const Value* v);
-// Input I's elements; fails when it is not a constant ("must be a constant at inference time").
-std::vector<int64_t> requireConstantInts(const Node& node, size_t i, const char* what);
-
 }  // namespace kiln::ir::ops
