@@ -13,7 +13,7 @@ from .module import Function, Library, load_module
 #: A model to compile: the path of an ONNX file, an ``onnx.ModelProto``, or its serialized bytes.
 ModelLike = Union[str, os.PathLike, bytes, Any]
 #: Input shapes: input name -> dims (``{"input": [1, 3, 224, 224]}``).
-Shapes = Mapping[str, Sequence[int]]
+Shapes = Mapping[str, Sequence[Union[int, str]]]
 
 
 class Artifact:
@@ -157,7 +157,12 @@ def _model_source(model: ModelLike, name: str) -> Union[str, bytes]:
                     f"{type(model).__name__}")
 
 
-def _shapes(shapes: Optional[Shapes], what: str) -> Dict[str, List[int]]:
+def _dim(d: Any) -> Union[int, str]:
+    """A size, or a symbol's name (a dim sized at run time within ``dim_bounds``)."""
+    return d if isinstance(d, str) else int(d)
+
+
+def _shapes(shapes: Optional[Shapes], what: str) -> Dict[str, List[Union[int, str]]]:
     if shapes is None:
         return {}
     if not isinstance(shapes, Mapping):
@@ -166,11 +171,34 @@ def _shapes(shapes: Optional[Shapes], what: str) -> Dict[str, List[int]]:
     out = {}
     for input_name, dims in shapes.items():
         try:
-            out[str(input_name)] = [int(d) for d in dims]
+            if isinstance(dims, (str, bytes)):
+                raise TypeError("a string is not a list of dims")
+            out[str(input_name)] = [_dim(d) for d in dims]
         except (TypeError, ValueError):
-            raise TypeError(f"{what}: the shape of '{input_name}' must be a sequence of ints, "
-                            f"got {dims!r}") from None
+            raise TypeError(f"{what}: the shape of '{input_name}' must be a sequence of ints "
+                            f"and symbol names, got {dims!r}") from None
     return out
+
+
+def _dim_bounds(bounds: Any) -> str:
+    """The text form of DIM_BOUNDS: ``"seq<=1024"``, or ``{"seq": 1024, "batch": (1, 8)}``."""
+    if bounds is None:
+        return ""
+    if isinstance(bounds, str):
+        return bounds
+    if not isinstance(bounds, Mapping):
+        raise TypeError(f"dim_bounds: expected a string or a dict of symbol -> max or (min, max), "
+                        f"got {type(bounds).__name__}")
+    entries = []
+    for name, bound in bounds.items():
+        if isinstance(bound, (tuple, list)) and len(bound) == 2:
+            entries.append(f"{int(bound[0])}<={name}<={int(bound[1])}")
+        elif isinstance(bound, (int, float)) and not isinstance(bound, bool):
+            entries.append(f"{name}<={int(bound)}")
+        else:
+            raise TypeError(f"dim_bounds['{name}']: expected a max or a (min, max) pair, got "
+                            f"{bound!r}")
+    return ", ".join(entries)
 
 
 def _entries(model: Any, model_name: Union[str, Sequence[str]],
@@ -206,6 +234,7 @@ def _entries(model: Any, model_name: Union[str, Sequence[str]],
 def compile(model: Union[ModelLike, Mapping[str, ModelLike], Sequence[ModelLike]], target: str = "",
             executor: str = "graph", input_shapes: Optional[Mapping[str, Any]] = None,
             opt_level: int = 3, model_name: Union[str, Sequence[str]] = "default", *,
+            dim_bounds: Optional[Union[str, Mapping[str, Any]]] = None,
             params: str = "embedded", emit: str = "shared",
             extensions: Sequence[Union[str, os.PathLike]] = (),
             backend_attrs: Optional[Mapping[str, Mapping[str, Any]]] = None,
@@ -224,7 +253,12 @@ def compile(model: Union[ModelLike, Mapping[str, ModelLike], Sequence[ModelLike]
             it) or ``"aot"`` (one generated entry function per model).
         input_shapes: dims for inputs whose shapes are symbolic, or to pin a model to one
             shape: ``{"input": [1, 3, 224, 224]}``; for several models either one dict for all
-            or ``{model_name: {input: dims}}``.
+            or ``{model_name: {input: dims}}``. A dim may be a symbol's name,
+            ``{"input_ids": [1, "seq"]}``, bounded in ``dim_bounds``.
+        dim_bounds: the sizes the inputs' symbolic dims (the model's named dims, or names in
+            ``input_shapes``) may take: ``{"seq": 1024, "batch": (1, 8)}`` or
+            ``"seq<=1024, 1<=batch<=8"``. One library then serves every size within the
+            bounds, its memory laid out for the largest.
         opt_level: 0 (no graph optimisation, LLVM -O0) to 3 (everything).
         model_name: the name of the single model (``lib[model_name]``), or the names of a
             list of models.
@@ -258,7 +292,7 @@ def compile(model: Union[ModelLike, Mapping[str, ModelLike], Sequence[ModelLike]
                             suffix)
         result = _kiln.compile_models(
             entries, path, target=target, executor=executor, input_shapes=shared,
-            opt_level=int(opt_level), dump_ir=os.fspath(dump_ir) if dump_ir else "",
+            dim_bounds=_dim_bounds(dim_bounds), opt_level=int(opt_level), dump_ir=os.fspath(dump_ir) if dump_ir else "",
             schedule=os.fspath(schedule) if schedule else "", params=params, emit=emit,
             extensions=[os.fspath(e) for e in extensions],
             backend_attrs=_attr_values(backend_attrs))

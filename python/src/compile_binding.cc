@@ -5,10 +5,12 @@
 #include <pybind11/stl.h>
 
 #include <cstdlib>
+#include <variant>
 
 #include "kiln/driver/compile.h"
 #include "kiln/driver/context.h"
 #include "kiln/driver/offload_target.h"
+#include "kiln/opdef/dim_bounds.h"
 #include "kiln/support/error.h"
 
 namespace kiln::python {
@@ -17,7 +19,20 @@ using namespace pybind11::literals;
 
 namespace {
 
-using Shapes = std::map<std::string, runtime::Shape>;
+// Each dim a size or a symbol's name.
+using Shapes = std::map<std::string, std::vector<std::variant<int64_t, std::string>>>;
+
+std::map<std::string, opdef::DimList> dimLists(const Shapes& shapes) {
+  std::map<std::string, opdef::DimList> out;
+  for (const auto& [name, dims] : shapes) {
+    for (const auto& d : dims) {
+      out[name].push_back(std::holds_alternative<int64_t>(d) ? opdef::Dim(std::get<int64_t>(d))
+                                                             : opdef::Dim::symbol(std::get<1>(d)));
+    }
+    if (dims.empty()) out[name];
+  }
+  return out;
+}
 
 // (name, path or bytes, input shapes) as the driver takes a model.
 driver::OnnxModel onnxModel(const py::tuple& entry) {
@@ -35,7 +50,7 @@ driver::OnnxModel onnxModel(const py::tuple& entry) {
     model.path = source.cast<std::string>();
     if (model.path.empty()) throw Error(strCat("model '", model.name, "': an empty path"));
   }
-  model.inputShapes = entry[2].cast<Shapes>();
+  model.inputShapes = dimLists(entry[2].cast<Shapes>());
   return model;
 }
 
@@ -64,10 +79,10 @@ void bindCompile(py::module_& m) {
   m.def(
       "compile_models",
       [](const py::list& entries, const std::string& output, const std::string& target,
-         const std::string& executor, const Shapes& inputShapes, int optLevel,
-         const std::string& dumpIr, const std::string& schedule, const std::string& params,
-         const std::string& emit, const std::vector<std::string>& extensions,
-         const driver::BackendAttrs& backendAttrs) {
+         const std::string& executor, const Shapes& inputShapes, const std::string& dimBounds,
+         int optLevel, const std::string& dumpIr, const std::string& schedule,
+         const std::string& params, const std::string& emit,
+         const std::vector<std::string>& extensions, const driver::BackendAttrs& backendAttrs) {
         std::vector<driver::OnnxModel> models;
         for (py::handle entry : entries) models.push_back(onnxModel(entry.cast<py::tuple>()));
         driver::CompileResult result;
@@ -79,7 +94,8 @@ void bindCompile(py::module_& m) {
           if (options.context) files = options.context->extensions().files();
           options.target = target;
           options.executor = executor;
-          options.inputShapes = inputShapes;
+          options.inputShapes = dimLists(inputShapes);
+          options.dimBounds = opdef::parseDimBounds(dimBounds);
           options.optLevel = optLevel;
           options.dumpIrDir = dumpIr;
           options.schedulePath = schedule;
@@ -95,9 +111,9 @@ void bindCompile(py::module_& m) {
                         "kernels"_a = result.kernels, "shared_kernels"_a = result.sharedKernels);
       },
       "models"_a, "output"_a, py::kw_only(), "target"_a = "", "executor"_a = "graph",
-      "input_shapes"_a = Shapes{}, "opt_level"_a = 3, "dump_ir"_a = "", "schedule"_a = "",
-      "params"_a = "embedded", "emit"_a = "shared", "extensions"_a = std::vector<std::string>{},
-      "backend_attrs"_a = driver::BackendAttrs{},
+      "input_shapes"_a = Shapes{}, "dim_bounds"_a = "", "opt_level"_a = 3, "dump_ir"_a = "",
+      "schedule"_a = "", "params"_a = "embedded", "emit"_a = "shared",
+      "extensions"_a = std::vector<std::string>{}, "backend_attrs"_a = driver::BackendAttrs{},
       "Compiles MODELS, a list of (name, path or serialized ModelProto bytes, input shapes), into "
       "the library OUTPUT; returns "
       "{'offloads': [...], 'extensions': [loaded files], 'kernels', 'shared_kernels'}.");

@@ -98,6 +98,7 @@ std::string joinOps(const Json& ops) {
 std::unique_ptr<ir::Graph> importModel(const std::string& onnxPath, const CompileOptions& options) {
   frontend::onnx::ImportOptions importOptions;
   importOptions.inputShapes = options.inputShapes;
+  importOptions.dimBounds = options.dimBounds;
   importOptions.ops = contextOf(options).ops();
   return frontend::onnx::importOnnx(onnxPath, importOptions);
 }

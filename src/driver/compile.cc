@@ -424,6 +424,26 @@ CompileResult compileOnnxFiles(const std::vector<std::string>& paths,
   return compileOnnxModels(models, outputPath, options);
 }
 
+namespace {
+
+// Every bound must size a symbol some model's inputs use: a bound on nothing is a misspelt name.
+void checkBoundsUsed(const opdef::DimBounds& bounds, const std::vector<NamedGraph>& models) {
+  std::set<std::string> used;
+  for (const NamedGraph& m : models) {
+    for (const auto& [symbol, range] : m.graph->dimBounds) used.insert(symbol);
+  }
+  for (const auto& [symbol, range] : bounds) {
+    if (used.count(symbol) != 0) continue;
+    std::string names;
+    for (const std::string& u : used) names += (names.empty() ? "" : ", ") + u;
+    throw Error(strCat("--dim-bounds bounds '", symbol,
+                       "', which no input's dims use; the inputs' symbolic dims are: ",
+                       names.empty() ? "(none)" : names));
+  }
+}
+
+}  // namespace
+
 CompileResult compileOnnxModels(const std::vector<OnnxModel>& models, const std::string& outputPath,
                                 const CompileOptions& options) {
   checkOptions(options, namesOf(models));  // before importing anything
@@ -433,6 +453,7 @@ CompileResult compileOnnxModels(const std::vector<OnnxModel>& models, const std:
     frontend::onnx::ImportOptions importOptions;
     importOptions.inputShapes = options.inputShapes;
     for (const auto& [input, shape] : m.inputShapes) importOptions.inputShapes[input] = shape;
+    importOptions.dimBounds = options.dimBounds;
     importOptions.ops = contextOf(options).ops();
     graphs.push_back(m.path.empty()
                          ? frontend::onnx::importOnnx(m.bytes, importOptions,
@@ -440,6 +461,7 @@ CompileResult compileOnnxModels(const std::vector<OnnxModel>& models, const std:
                          : frontend::onnx::importOnnx(m.path, importOptions));
     named.push_back({m.name, graphs.back().get()});
   }
+  checkBoundsUsed(options.dimBounds, named);
   return compileGraphs(named, outputPath, options);
 }
 

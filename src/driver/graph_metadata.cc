@@ -16,10 +16,49 @@ Json shapeJson(const runtime::Shape& shape) {
   return Json(std::move(dims));
 }
 
+// "symbols": the graph's symbols in name order, whose positions the sizes' terms refer to.
+Json symbolsJson(const opdef::DimBounds& bounds) {
+  Json symbols = Json(Json::Array{});
+  for (const auto& [name, range] : bounds) {
+    Json s;
+    s["name"] = name;
+    s["min"] = range.min;
+    s["max"] = range.max;
+    symbols.push(std::move(s));
+  }
+  return symbols;
+}
+
+// "dims": per dim an integer, or its terms, each [coefficient, symbol position...].
+Json symbolicDimsJson(const std::vector<opdef::Dim>& dims, const opdef::DimBounds& bounds) {
+  Json out = Json(Json::Array{});
+  for (const opdef::Dim& d : dims) {
+    if (d.isConst()) {
+      out.push(Json(d.value()));
+      continue;
+    }
+    KILN_CHECK(!d.isUnknown(), "an unknown size has no terms");
+    Json terms = Json(Json::Array{});
+    for (const opdef::Dim::Term& t : d.terms()) {
+      Json term = Json(Json::Array{});
+      term.push(Json(t.coef));
+      for (const std::string& f : t.factors) {
+        auto it = bounds.find(f);
+        KILN_CHECK(it != bounds.end(), "symbol '", f, "' has no bounds");
+        term.push(Json(static_cast<int64_t>(std::distance(bounds.begin(), it))));
+      }
+      terms.push(std::move(term));
+    }
+    out.push(std::move(terms));
+  }
+  return out;
+}
+
 class TensorTable {
  public:
-  TensorTable(const transform::MemoryPlan& plan, GraphExecutorModel& out)
-      : plan_(plan), out_(out) {}
+  TensorTable(const transform::MemoryPlan& plan, const opdef::DimBounds& bounds,
+              GraphExecutorModel& out)
+      : plan_(plan), bounds_(bounds), out_(out) {}
 
   int64_t id(const ir::Value* v) {
     if (v == nullptr) return -1;  // an omitted input of a runtime op
@@ -27,6 +66,7 @@ class TensorTable {
     Json t;
     t["name"] = v->name;
     t["shape"] = shapeJson(v->type.shape);
+    if (hasSymbols(v->type)) t["dims"] = symbolicDimsJson(v->type.symbolicDims, bounds_);
     t["dtype"] = v->type.dtype.str();
     if (!v->type.isTensor()) {  // a sequence or optional: SHAPE and DTYPE are its tensors'
       t["kind"] = runtime::valueKindName(v->type.kind);
@@ -64,7 +104,22 @@ class TensorTable {
   Json params() const { return params_.isNull() ? Json(Json::Array{}) : params_; }
 
  private:
+  // Whether TYPE's dims are all constants and sizes in this graph's symbols (a body's tensors
+  // may be sized in its enclosing graph's, and an unknown size is sized by the run alone, as a
+  // dim without symbols always was).
+  bool hasSymbols(const ir::TensorType& type) const {
+    if (!type.hasSymbolicDims()) return false;
+    for (const opdef::Dim& d : type.symbolicDims) {
+      if (d.isUnknown()) return false;
+      for (const std::string& s : d.symbols()) {
+        if (bounds_.count(s) == 0) return false;
+      }
+    }
+    return true;
+  }
+
   const transform::MemoryPlan& plan_;
+  const opdef::DimBounds& bounds_;
   GraphExecutorModel& out_;
   std::map<const ir::Value*, int64_t> ids_;
   Json tensors_ = Json(Json::Array{});
@@ -87,7 +142,7 @@ GraphExecutorModel buildGraphMetadata(const ir::Graph& graph,
   KILN_CHECK(groups.size() == kernels.size(), "one kernel per group");
   KILN_CHECK(outputNames.size() == graph.outputs().size(), "one name per output");
   GraphExecutorModel out;
-  TensorTable table(plan, out);
+  TensorTable table(plan, graph.dimBounds, out);
   Json inputs = Json(Json::Array{});
   for (const ir::Value* v : graph.inputs()) inputs.push(table.id(v));
   Json calls = Json(Json::Array{});
@@ -141,6 +196,7 @@ GraphExecutorModel buildGraphMetadata(const ir::Graph& graph,
     storages.push(std::move(s));
   }
   out.metadata["storages"] = std::move(storages);
+  if (!graph.dimBounds.empty()) out.metadata["symbols"] = symbolsJson(graph.dimBounds);
   out.metadata["tensors"] = table.tensors();
   out.metadata["inputs"] = std::move(inputs);
   out.metadata["outputs"] = std::move(outputs);

@@ -104,7 +104,30 @@ std::optional<std::vector<NDArray>> evaluateConstant(const Node& node) {
   return evaluateConstant(node, budget);
 }
 
+namespace {
+
+// Output 0 of a shape computation whose elements are all constants though its inputs are not
+// (Shape of a tensor whose symbolic dims it does not read: dim 2 of [1,seq,768]).
+std::optional<NDArray> constantShapeValue(const Node& node) {
+  const Value* out = node.outputs.size() == 1 ? node.outputs[0] : nullptr;
+  if (out == nullptr || !out->symbolicValue || !out->type.isStatic()) return std::nullopt;
+  for (const opdef::Dim& d : *out->symbolicValue) {
+    if (!d.isConst()) return std::nullopt;
+  }
+  if (static_cast<int64_t>(out->symbolicValue->size()) != out->type.numel()) return std::nullopt;
+  NDArray a = NDArray::empty(out->type.shape, out->type.dtype);
+  for (size_t k = 0; k < out->symbolicValue->size(); ++k) {
+    storeInt(a, static_cast<int64_t>(k), (*out->symbolicValue)[k].value());
+  }
+  return a;
+}
+
+}  // namespace
+
 std::optional<std::vector<NDArray>> evaluateConstant(const Node& node, FoldBudget& budget) {
+  if (std::optional<NDArray> sizes = constantShapeValue(node)) {
+    return std::vector<NDArray>{std::move(*sizes)};
+  }
   auto it = evaluators().find(node.op);
   if (it == evaluators().end()) return std::nullopt;
   for (const Value* in : node.inputs) {

@@ -47,6 +47,12 @@ std::string NodeView::inputTypeStr(size_t i) const {
   return node_.inputs[i]->type.str();
 }
 
+bool NodeView::inputIsInteger(size_t i) const {
+  if (!hasInput(i)) return false;
+  DataType t = node_.inputs[i]->type.dtype;
+  return t.lanes == 1 && (t.code == kDLInt || t.code == kDLUInt);
+}
+
 std::optional<std::vector<int64_t>> NodeView::inputInts(size_t i, const char* what) const {
   if (!hasInput(i)) opdef::fail(*this, inputName(i, what), " is required but was omitted");
   const Value* v = node_.inputs[i];
@@ -56,6 +62,17 @@ std::optional<std::vector<int64_t>> NodeView::inputInts(size_t i, const char* wh
   }
   if (!v->isConstant()) return std::nullopt;
   return loadInts(*v->constant);
+}
+
+opdef::DimList NodeView::inputDims(size_t i) const {
+  if (!hasInput(i)) opdef::fail(*this, inputName(i, ""), " is required but was omitted");
+  return node_.inputs[i]->type.dims();
+}
+
+std::optional<opdef::DimList> NodeView::inputSizes(size_t i, const char* what) const {
+  std::optional<std::vector<int64_t>> ints = inputInts(i, what);  // checks the dtype
+  if (ints) return opdef::DimList(ints->begin(), ints->end());
+  return node_.inputs[i]->symbolicValue;
 }
 
 std::optional<std::vector<double>> NodeView::inputDoubles(size_t i, const char* what) const {

@@ -2,6 +2,8 @@
 // and the registries compile contexts extend from it.
 #include "kiln/ir/op_registry.h"
 
+#include "kiln/ir/node_view.h"
+#include "kiln/opdef/shape_values.h"
 #include "kiln/runtime/runtime_op.h"
 #include "kiln/support/error.h"
 #include "ops/register_ops.h"
@@ -134,6 +136,44 @@ bool hasRunTimeShapes(const Node& node) {
 
 namespace {
 
+// An elementwise op's outputs are its input's shape: copied, with its symbolic sizes.
+bool computesSymbolicSizes(const OpDef& def) {
+  return def.symbolicSizes || def.opClass == OpClass::kElementwise;
+}
+
+// Whether NODE's inputs are sized in the graph's symbols (each bounded, some not static), or a
+// shape input's values are.
+bool hasSymbolicSizes(const Node& node, const OpDef& def) {
+  bool symbolic = false;
+  for (const Value* v : node.inputs) {
+    if (v == nullptr || v->type.isStatic()) continue;
+    if (!v->type.isBounded()) return false;
+    symbolic = true;
+  }
+  for (int i : def.shapeInputs) {
+    auto k = static_cast<size_t>(i);
+    const Value* v = k < node.inputs.size() ? node.inputs[k] : nullptr;
+    symbolic = symbolic || (v != nullptr && v->symbolicValue.has_value());
+  }
+  return symbolic;
+}
+
+// Output 0's elements as sizes in the graph's symbols, when NODE computes on shapes that have
+// them (src/opdef/shape_values.h).
+void followShapeValues(Node& node) {
+  Value* out = node.outputs.empty() ? nullptr : node.outputs[0];
+  if (out == nullptr) return;
+  out->symbolicValue.reset();
+  bool symbolic = false;
+  for (const Value* v : node.inputs) {
+    symbolic = symbolic || (v && (v->symbolicValue || v->type.hasSymbolicDims()));
+  }
+  DataType t = out->type.dtype;
+  bool integer = t.lanes == 1 && (t.code == kDLInt || t.code == kDLUInt);
+  if (!symbolic || !integer || !out->type.isStatic() || out->type.rank() > 1) return;
+  out->symbolicValue = opdef::shapeValues(NodeView(node));
+}
+
 // An op that needs static shapes, given a tensor sized at run time, says so.
 void requireStaticInputs(const Node& node) {
   for (size_t i = 0; i < node.inputs.size(); ++i) {
@@ -223,13 +263,21 @@ void inferTypes(Node& node) {
   }
   try {
     requireTensorInputs(node, *def);
-    if (hasRunTimeShapes(node) && def->inferRunTime) {
+    if (computesSymbolicSizes(*def) && hasSymbolicSizes(node, *def)) {
+      def->inferTypes(node);  // its rule computes with the symbols
+    } else if (hasRunTimeShapes(node) && def->inferRunTime) {
       def->inferRunTime(node);
     } else {
       requireStaticInputs(node);
       requireConstantShapeInputs(node, *def);
       def->inferTypes(node);
     }
+    if (!computesSymbolicSizes(*def)) {
+      for (Value* out : node.outputs) {
+        if (out) out->type.symbolicDims.clear();
+      }
+    }
+    followShapeValues(node);
   } catch (const Error& e) {
     std::string what = e.what();
     if (what.rfind(label, 0) == 0) throw;

@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <set>
 #include <unordered_map>
@@ -11,6 +12,7 @@
 #include "element_access.h"
 #include "kiln/ir/op_registry.h"
 #include "kiln/ir/random_tensor.h"
+#include "kiln/opdef/dim_bounds.h"
 #include "kiln/support/error.h"
 #include "text_syntax.h"
 
@@ -58,7 +60,7 @@ class Parser {
   std::unique_ptr<Graph> graph_;
   std::unordered_map<std::string, Value*> values_;
 
-  // "graph NAME(inputs) [opset N] { statements return outputs }" from pos_ on.
+  // "graph NAME(inputs) [opset N] [dims "BOUNDS"] { statements return outputs }" from pos_ on.
   void parseGraphText(const char* where) {
     skipSpace();
     expectKeyword("graph", where);
@@ -76,6 +78,15 @@ class Parser {
     if (peekKeyword("opset")) {
       readIdent("opset");
       graph_->opsetVersion = readInt("the opset version");
+    }
+    if (peekKeyword("dims")) {
+      readIdent("dims");
+      size_t start = pos_;
+      try {
+        graph_->dimBounds = opdef::parseDimBounds(readString());
+      } catch (const Error& e) {
+        failAt(start, e.what());
+      }
     }
     expect('{', "to open the graph body");
     while (!peekKeyword("return")) {
@@ -240,6 +251,29 @@ class Parser {
     }
   }
 
+  // A dimension: a size, a symbolic size ("past+seq", "2*batch") or '?' for one only the data
+  // decides.
+  opdef::Dim readDim() {
+    skipSpace();
+    size_t start = pos_;
+    while (!atEnd() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) ||
+                        std::strchr("_+-*?", text_[pos_]) != nullptr)) {
+      ++pos_;
+    }
+    std::string token = text_.substr(start, pos_ - start);
+    if (token.empty()) failAt(start, "expected a dimension, a symbolic size or '?'");
+    opdef::Dim d;
+    try {
+      d = opdef::Dim::parse(token);
+    } catch (const Error& e) {
+      failAt(start, e.what());
+    }
+    if (d.isConst() && d.value() < 0) {
+      failAt(start, "dimension ", d.value(), " is negative; expected >= 0 or '?'");
+    }
+    return d;
+  }
+
   Number readNumber(const char* what) {
     skipSpace();
     Number n;
@@ -340,20 +374,15 @@ class Parser {
       t.unranked = true;
       return t;
     }
+    std::vector<opdef::Dim> dims;
     if (!consume(']')) {
       do {
         skipSpace();
-        if (consume('?')) {  // a dim sized at run time
-          t.shape.push_back(runtime::kDynamicDim);
-          continue;
-        }
-        Number n = readNumber("a dimension or '?'");
-        int64_t d = toInt(n, "a dimension");
-        if (d < 0) failAt(n.pos, "dimension ", d, " is negative; expected >= 0 or '?'");
-        t.shape.push_back(d);
+        dims.push_back(readDim());
       } while (consume(','));
       expect(']', "after the dimensions");
     }
+    t.setDims(dims);
     try {
       runtime::Shape known;
       for (int64_t d : t.shape) {
@@ -503,6 +532,10 @@ class Parser {
 
   NDArray readTensorData(const TensorType& type) {
     skipSpace();
+    if (!runtime::isStaticShape(type.shape)) {
+      failHere("a constant of type ", type.str(),
+               "; a constant's dims are sizes, not '?' or symbols");
+    }
     if (peekChar('[')) return readInlineData(type);
     if (peekKeyword("random")) return readRandom(type);
     if (peekKeyword("elided")) {

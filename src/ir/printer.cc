@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "crc32.h"
+#include "kiln/opdef/dim_bounds.h"
 #include "kiln/support/error.h"
 #include "text_syntax.h"
 
@@ -132,6 +133,7 @@ std::string printGraph(const Graph& graph) {
   }
   s += ")";
   if (graph.opsetVersion != 13) s += " opset " + std::to_string(graph.opsetVersion);
+  if (!graph.dimBounds.empty()) s += " dims " + quoteString(opdef::dimBoundsStr(graph.dimBounds));
   s += " {\n";
   for (const Value* c : graph.constants()) {
     s += "  " + valueRef(c) + " = const " + c->type.str() + " " + tensorData(*c->constant) + "\n";

@@ -1,6 +1,7 @@
 // Tensor, sequence and optional types: their text form (messages, the printer and the parser)
 // and how one wraps another.
 #include "kiln/ir/graph.h"
+#include "kiln/opdef/op_view.h"
 #include "kiln/support/error.h"
 
 namespace kiln::ir {
@@ -27,7 +28,48 @@ TensorType TensorType::element() const {
   return t;
 }
 
-std::string TensorType::str() const { return runtime::typeText(kind, dtype, shape, unranked); }
+opdef::Dim TensorType::dim(size_t i) const {
+  KILN_CHECK(i < shape.size(), "dim ", i, " of ", str());
+  if (shape[i] != runtime::kDynamicDim) return shape[i];
+  return symbolicDims.empty() ? opdef::Dim::unknown() : symbolicDims[i];
+}
+
+bool TensorType::isBounded() const {
+  if (!isTensor() || dtype.isString()) return false;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (dim(i).isUnknown()) return false;
+  }
+  return true;
+}
+
+std::vector<opdef::Dim> TensorType::dims() const {
+  std::vector<opdef::Dim> all;
+  for (size_t i = 0; i < shape.size(); ++i) all.push_back(dim(i));
+  return all;
+}
+
+void TensorType::setDims(const std::vector<opdef::Dim>& all) {
+  shape.clear();
+  bool symbolic = false;
+  for (const opdef::Dim& d : all) {
+    shape.push_back(d.valueOr(runtime::kDynamicDim));
+    symbolic = symbolic || d.isSymbolic();
+  }
+  symbolicDims = symbolic ? all : std::vector<opdef::Dim>{};
+}
+
+TensorType TensorType::of(DataType dtype, const std::vector<opdef::Dim>& dims) {
+  TensorType t{dtype, {}};
+  t.setDims(dims);
+  return t;
+}
+
+std::string TensorType::str() const {
+  if (symbolicDims.empty() || unranked) return runtime::typeText(kind, dtype, shape, unranked);
+  // The runtime's text with each symbolic size in place of its '?'.
+  std::string text = runtime::typeText(kind, dtype, {}, false);
+  return text.replace(text.find("[]"), 2, opdef::dimListStr(dims()));
+}
 
 std::optional<TensorType> joinTypes(const TensorType& a, const TensorType& b) {
   if (a.kind != b.kind || a.dtype != b.dtype) return std::nullopt;
@@ -38,9 +80,11 @@ std::optional<TensorType> joinTypes(const TensorType& a, const TensorType& b) {
     out.unranked = true;
     return out;
   }
-  for (size_t d = 0; d < out.shape.size(); ++d) {
-    if (a.shape[d] != b.shape[d]) out.shape[d] = runtime::kDynamicDim;
+  std::vector<opdef::Dim> dims = a.dims();
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (!opdef::sameSize(dims[d], b.dim(d))) dims[d] = opdef::Dim::unknown();
   }
+  out.setDims(dims);
   return out;
 }
 

@@ -5,32 +5,46 @@
 
 namespace kiln::opdef {
 
-Dims broadcastDims(const OpView& op, const Dims& a, const Dims& b) {
+namespace {
+
+// The size of dims DA and DB broadcast together (checked to fit where both are constants).
+Dim broadcastDim(const Dim& da, const Dim& db) {
+  if (da == db || db == Dim(1)) return da;
+  if (da == Dim(1)) return db;
+  // A size not known now is, at run time, 1 or the other size: a constant wins; two different
+  // symbolic sizes (or unknown ones) give one known only at run time.
+  if (da.isConst()) return da;
+  if (db.isConst()) return db;
+  return Dim::unknown();
+}
+
+}  // namespace
+
+DimList broadcastDims(const OpView& op, const DimList& a, const DimList& b) {
   size_t rank = std::max(a.size(), b.size());
-  Dims out(rank);
+  DimList out(rank);
   for (size_t k = 0; k < rank; ++k) {
-    int64_t da = k < rank - a.size() ? 1 : a[k - (rank - a.size())];
-    int64_t db = k < rank - b.size() ? 1 : b[k - (rank - b.size())];
-    if (da != db && da != 1 && db != 1 && da != kUnknownDim && db != kUnknownDim) {
-      fail(op, "shapes ", dimsStr(a), " and ", dimsStr(b), " cannot be broadcast: dimension ", k,
-           " is ", da, " vs ", db, "; expected equal sizes or 1");
+    Dim da = k < rank - a.size() ? Dim(1) : a[k - (rank - a.size())];
+    Dim db = k < rank - b.size() ? Dim(1) : b[k - (rank - b.size())];
+    if (da.isConst() && db.isConst() && da != db && da != Dim(1) && db != Dim(1)) {
+      fail(op, "shapes ", dimListStr(a), " and ", dimListStr(b), " cannot be broadcast: dimension ",
+           k, " is ", da.value(), " vs ", db.value(), "; expected equal sizes or 1");
     }
-    // An unknown dim against 1 stays unknown; against a known size other than 1 it must be that.
-    out[k] = (da == 1 || da == kUnknownDim) && db != 1 ? db : da;
+    out[k] = broadcastDim(da, db);
   }
   return out;
 }
 
-Dims broadcastInputs(const OpView& op) {
-  Dims out;
+DimList broadcastInputs(const OpView& op) {
+  DimList out;
   for (size_t i = 0; i < op.numInputs(); ++i) {
-    if (op.hasInput(i)) out = broadcastDims(op, out, op.inputShape(i));
+    if (op.hasInput(i)) out = broadcastDims(op, out, op.inputDims(i));
   }
   return out;
 }
 
-Dims expandShape(const OpView& op) {
-  return broadcastDims(op, op.inputShape(0), dimsFromInput(op, 1, "shape"));
+DimList expandShape(const OpView& op) {
+  return broadcastDims(op, op.inputDims(0), dimsFromInput(op, 1, "shape"));
 }
 
 Dims tileShape(const OpView& op) {

@@ -18,6 +18,30 @@ std::string dimsStr(const Dims& dims) {
   return s + "]";
 }
 
+std::string dimListStr(const DimList& dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + dims[i].str();
+  return s + "]";
+}
+
+DimList OpView::inputDims(size_t i) const {
+  DimList dims;
+  for (int64_t d : inputShape(i)) dims.push_back(Dim::fromShape(d));
+  return dims;
+}
+
+std::optional<DimList> OpView::inputSizes(size_t i, const char* what) const {
+  std::optional<std::vector<int64_t>> ints = inputInts(i, what);
+  if (!ints) return std::nullopt;
+  return DimList(ints->begin(), ints->end());
+}
+
+Dims knownDims(const DimList& dims) {
+  Dims out;
+  for (const Dim& d : dims) out.push_back(d.valueOr(kUnknownDim));
+  return out;
+}
+
 bool allKnown(const Dims& dims) {
   for (int64_t d : dims) {
     if (d == kUnknownDim) return false;
@@ -43,12 +67,13 @@ int64_t listLength(const OpView& op, size_t i, const char* what) {
   return shape[0];
 }
 
-Dims dimsFromInput(const OpView& op, size_t i, const char* what) {
+DimList dimsFromInput(const OpView& op, size_t i, const char* what) {
   int64_t length = listLength(op, i, what);
-  std::optional<std::vector<int64_t>> values = op.inputInts(i, what);
-  if (!values) return Dims(static_cast<size_t>(length), kUnknownDim);
-  for (int64_t d : *values) {
-    if (d < 0) fail(op, what, " ", listStr(*values), " has a negative dim");
+  std::optional<DimList> values = op.inputSizes(i, what);
+  if (!values) return DimList(static_cast<size_t>(length), Dim::unknown());
+  for (const Dim& d : *values) {
+    if (d.isConst() && d.value() < 0)
+      fail(op, what, " ", dimListStr(*values), " has a negative dim");
   }
   return *values;
 }

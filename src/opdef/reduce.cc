@@ -21,14 +21,14 @@ std::optional<std::vector<bool>> reducedDims(const OpView& op) {
   return reduced;
 }
 
-Dims reduceShape(const OpView& op) {
-  Dims in = op.inputShape(0);
+DimList reduceShape(const OpView& op) {
+  DimList in = op.inputDims(0);
   bool keepDims = op.attrInt("keepdims", 1) != 0;
   std::optional<std::vector<bool>> reduced = reducedDims(op);
   if (!reduced) {  // which dims go is known at run time; how many, when keepdims is 0, now
     if (keepDims) {
-      Dims out;
-      for (int64_t d : in) out.push_back(d == 1 ? 1 : kUnknownDim);
+      DimList out;
+      for (const Dim& d : in) out.push_back(d == Dim(1) ? Dim(1) : Dim::unknown());
       return out;
     }
     int64_t n = listLength(op, 1, "axes");
@@ -36,9 +36,9 @@ Dims reduceShape(const OpView& op) {
       fail(op, "axes (input 1) names ", n, " axes of ", op.inputTypeStr(0), "; expected at most ",
            in.size());
     }
-    return Dims(in.size() - static_cast<size_t>(n), kUnknownDim);
+    return DimList(in.size() - static_cast<size_t>(n), Dim::unknown());
   }
-  Dims out;
+  DimList out;
   for (size_t d = 0; d < in.size(); ++d) {
     if (!(*reduced)[d]) {
       out.push_back(in[d]);

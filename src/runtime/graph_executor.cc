@@ -249,6 +249,7 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
       throw Error(strCat("set_input('", t.name, "'): expected ", describe(t.shape, t.dtype),
                          ", got ", describe(value.shape(), value.dtype())));
     }
+    checkSymbolBounds("set_input", t.name, t.symbolicDims, value.shape(), plan_->symbols);
     if (t.dynamic()) {
       tensors_[id] = grown(runTimeBuffers_[id], value.shape(), t.dtype);
     } else if (bound_[static_cast<size_t>(t.storage)]) {
@@ -264,7 +265,12 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
     return Value(tensors_[id].clone());
   }
 
-  void checkReady() const override {
+  void startRun() override {
+    checkWeights();
+    bindSymbols();
+  }
+
+  void checkWeights() const {
     if (missingParams_ != 0) {
       std::string missing;
       for (int64_t id : plan_->params) {
@@ -473,11 +479,26 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
     }
   }
 
+  // Sizes the plan's symbols from the inputs given; they must agree on each.
+  void bindSymbols() {
+    if (plan_->symbols.empty()) return;
+    SymbolBinder binder(plan_->symbols);
+    for (int64_t id : plan_->inputs) {
+      const GraphTensor& t = plan_->tensors[id];
+      if (t.symbolicDims.empty()) continue;
+      if (!tensors_[id].defined()) {
+        throw Error(strCat("run(): model '", plan_->model, "': input '", t.name,
+                           "' is sized at run time and has not been set"));
+      }
+      binder.bind(t.name, t.symbolicDims, tensors_[id].shape());
+    }
+  }
+
   const NDArray& tensorArray(int64_t id) const override { return tensors_.at(id); }
   const TensorList& tensorList(int64_t id) const override { return lists_.at(id); }
 
   void run() {
-    checkReady();
+    startRun();
     for (size_t k = 0; k < plan_->kernels.size(); ++k) callKernel(k);
   }
 

@@ -37,11 +37,16 @@ class PlanReader {
 
   void read() {
     readStorages();
+    if (meta_.contains("symbols")) {
+      where_ = "symbols";
+      plan_.symbols = readSymbols(meta_.at("symbols"));
+    }
     readTensors();
     plan_.inputs = readIds("inputs");
     plan_.outputs = readIds("outputs");
     plan_.params = readIds("params");
     checkRoles();
+    checkSymbolsBound();
     readKernels();
   }
 
@@ -99,6 +104,13 @@ class PlanReader {
       g.dtype = DataType::parse(t.at("dtype").asString());
       where_ = strCat("tensors[", i, "].storage");
       g.storage = t.at("storage").asInt();
+      if (t.contains("dims")) {
+        where_ = strCat("tensors[", i, "].dims");
+        g.symbolicDims = readSymbolicDims(t.at("dims"), plan_.symbols.size());
+        if (g.symbolicDims.size() != g.shape.size()) {
+          throw Error(strCat(g.symbolicDims.size(), " dims for a tensor of rank ", g.shape.size()));
+        }
+      }
       if (t.contains("kind")) {
         where_ = strCat("tensors[", i, "].kind");
         g.kind = parseValueKind(t.at("kind").asString());
@@ -217,6 +229,31 @@ class PlanReader {
     }
     checkUniqueNames("inputs", plan_.inputs);
     checkUniqueNames("params", plan_.params);
+  }
+
+  // Every symbol is an input's dim, where the given shape sizes it: one written otherwise could
+  // never take a size.
+  void checkSymbolsBound() {
+    std::vector<bool> bound(plan_.symbols.size(), false);
+    for (size_t i = 0; i < plan_.inputs.size(); ++i) {
+      where_ = strCat("inputs[", i, "]");
+      const GraphTensor& t = plan_.tensors[plan_.inputs[i]];
+      for (const SymbolicDim& d : t.symbolicDims) {
+        int64_t s = d.singleSymbol();
+        if (s < 0 && d.terms.size() == 1 && d.terms[0].size() == 1) continue;  // a constant
+        if (s < 0) {
+          throw Error(strCat("input '", t.name, "' has dim ", d.str(plan_.symbols),
+                             "; an input's dim is a size or one symbol"));
+        }
+        bound[s] = true;
+      }
+    }
+    for (size_t s = 0; s < bound.size(); ++s) {
+      where_ = strCat("symbols[", s, "]");
+      if (!bound[s]) {
+        throw Error(strCat("symbol '", plan_.symbols[s].name, "' is no input's dim"));
+      }
+    }
   }
 
   void readKernels() {

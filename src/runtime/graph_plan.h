@@ -13,6 +13,7 @@
 #include "kiln/runtime/shared_library.h"
 #include "kiln/runtime/value_kind.h"
 #include "offload_runtimes.h"
+#include "symbolic_dims.h"
 
 namespace kiln::runtime {
 
@@ -27,6 +28,9 @@ struct GraphTensor {
   // rank is not known.
   ValueKind kind = ValueKind::kTensor;
   bool unranked = false;
+  // Empty, or per dim its size in the plan's symbols (an input's symbolic dims are single
+  // symbols, which its given shape sizes).
+  std::vector<SymbolicDim> symbolicDims;
   bool dynamic() const { return storage == kRunTimeStorage; }
   bool isList() const { return kind != ValueKind::kTensor; }
 };
@@ -70,6 +74,7 @@ struct GraphPlan {
   std::string model;
   std::shared_ptr<SharedLibrary> library;  // keeps the kernels' code mapped
   std::vector<size_t> storageSizes;
+  std::vector<GraphSymbol> symbols;  // sized when the inputs are given, within their bounds
   std::vector<GraphTensor> tensors;
   std::vector<int64_t> inputs;
   std::vector<int64_t> outputs;
@@ -100,8 +105,9 @@ using GraphParams = std::vector<NDArray>;
 class GraphKernelRunner {
  public:
   virtual ~GraphKernelRunner() = default;
-  // Throws kiln::Error, as run() does, when weights are missing.
-  virtual void checkReady() const = 0;
+  // What run() does before its first kernel: throws kiln::Error when weights are missing or the
+  // inputs' sizes disagree, and sizes the plan's symbols.
+  virtual void startRun() = 0;
   // Calls kernel K of the plan; throws kiln::Error naming it when it stops with a status.
   virtual void callKernel(size_t k) = 0;
   // The array of tensor ID (a view of the executor's storage, a bound buffer or a weight).

@@ -289,17 +289,22 @@ TEST(CliRun, TargetOption) {
   EXPECT_FALSE(std::filesystem::exists(dir + "/d.so"));
 }
 
-TEST(CliRun, InputShapesResolveSymbolicDims) {
-  std::string dir = scratchDir();
-  std::string model = dir + "/sym.onnx";
+// y = Relu(x), x and y float32[batch, 4]: a model with a named free dim.
+bool saveBatchReluModel(const std::string& path) {
   std::string py =
       "import onnx; from onnx import helper as h, TensorProto as T; "
       "x = h.make_tensor_value_info('x', T.FLOAT, ['batch', 4]); "
       "y = h.make_tensor_value_info('y', T.FLOAT, ['batch', 4]); "
       "g = h.make_graph([h.make_node('Relu', ['x'], ['y'])], 'g', [x], [y]); "
       "onnx.save(h.make_model(g, opset_imports=[h.make_opsetid('', 13)]), '" +
-      model + "')";
-  ASSERT_EQ(std::system(("/usr/bin/python3 -c \"" + py + "\"").c_str()), 0);
+      path + "')";
+  return std::system(("/usr/bin/python3 -c \"" + py + "\"").c_str()) == 0;
+}
+
+TEST(CliRun, InputShapesResolveSymbolicDims) {
+  std::string dir = scratchDir();
+  std::string model = dir + "/sym.onnx";
+  ASSERT_TRUE(saveBatchReluModel(model));
 
   CommandResult r = runKiln("compile " + model + " -o " + dir + "/s.so");
   EXPECT_NE(r.exitCode, 0);
@@ -314,6 +319,24 @@ TEST(CliRun, InputShapesResolveSymbolicDims) {
 
   r = runKiln("compile " + model + " -o " + dir + "/s.so --input-shapes 'x:[3,5]'");
   EXPECT_NE(r.exitCode, 0) << "the fixed dim 4 contradicts 5";
+}
+
+// One library for every batch size within a bound: the model's named dim takes its size from the
+// input at run time; a size outside the bound is refused naming it; a bound on no dim is a typo.
+TEST(CliRun, DimBoundsMakeOneLibraryForEverySize) {
+  std::string dir = scratchDir();
+  std::string model = dir + "/sym.onnx";
+  ASSERT_TRUE(saveBatchReluModel(model));
+  CommandResult r = runKiln("compile " + model + " -o " + dir + "/s.so --dim-bounds 'batch<=8'");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  r = runKiln("compile " + model + " -o " + dir + "/t.so --dim-bounds 'batch<=8, bacth<=2'");
+  EXPECT_NE(r.exitCode, 0);
+  EXPECT_NE(r.output.find("--dim-bounds bounds 'bacth', which no input's dims use; the inputs' "
+                          "symbolic dims are: batch"),
+            std::string::npos)
+      << r.output;
+  r = runKiln("compile " + model + " -o " + dir + "/t.so --dim-bounds 'batch<8'");
+  EXPECT_EQ(r.exitCode, 2) << "a usage error: " << r.output;
 }
 
 TEST(CliRun, OutputsKeepTheModelsNames) {

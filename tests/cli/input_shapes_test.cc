@@ -11,7 +11,7 @@
 namespace kiln::cli {
 namespace {
 
-using Shapes = std::map<std::string, runtime::Shape>;
+using Shapes = std::map<std::string, opdef::DimList>;
 
 std::string usageMessage(const std::string& text) {
   try {
@@ -38,11 +38,32 @@ TEST(InputShapes, RejectsMalformedEntriesNamingThem) {
   EXPECT_NE(usageMessage(":[3]").find("the name is empty"), std::string::npos);
   EXPECT_NE(usageMessage("x:[3 4]").find("separated by commas"), std::string::npos);
   EXPECT_NE(usageMessage("x:[3,]").find("not followed by a dimension"), std::string::npos);
-  EXPECT_NE(usageMessage("x:[3,,4]").find("'' is not a number"), std::string::npos);
-  EXPECT_NE(usageMessage("x:[-1]").find("'-1' is not a number"), std::string::npos);
+  EXPECT_NE(usageMessage("x:[3,,4]").find("'' is neither a number"), std::string::npos);
+  EXPECT_NE(usageMessage("x:[-1]").find("'-1' is neither a number"), std::string::npos);
+  EXPECT_NE(usageMessage("x:[1,2seq]").find("nor a symbol name"), std::string::npos);
   EXPECT_NE(usageMessage("x:[4611686018427387904]").find("between 0 and 2^62"), std::string::npos);
   EXPECT_NE(usageMessage("x:[1] x:[2]").find("'x' is given twice"), std::string::npos);
   EXPECT_NE(usageMessage("x:[1] y").find("cannot parse 'y'"), std::string::npos);
+}
+
+TEST(InputShapes, ADimMayBeASymbolsName) {
+  EXPECT_EQ(parseInputShapes("ids:[1,seq] mask:[batch, seq]"),
+            (Shapes{{"ids", {1, opdef::Dim::symbol("seq")}},
+                    {"mask", {opdef::Dim::symbol("batch"), opdef::Dim::symbol("seq")}}}));
+}
+
+TEST(InputShapes, DimBoundsErrorsAreUsageErrors) {
+  EXPECT_EQ(parseDimBoundsOption("seq<=1024, 1<=batch<=8"),
+            (opdef::DimBounds{{"seq", {0, 1024}}, {"batch", {1, 8}}}));
+  std::string msg;
+  try {
+    parseDimBoundsOption("seq<1024");
+  } catch (const UsageError& e) {
+    msg = e.what();
+  }
+  EXPECT_NE(msg.find("--dim-bounds: dim bound 'seq<1024': expected one or two '<='"),
+            std::string::npos)
+      << msg;
 }
 
 TEST(InputShapes, LongArgumentsParseWithoutExhaustingTheStack) {

@@ -90,6 +90,23 @@ def test_input_shapes_shared_and_per_model():
                      input_shapes={"tree": {"x": [3, 8]}, "five": {"x": [5, 8]}})
 
 
+def test_dim_bounds_make_one_library_for_every_size():
+    lib = kiln.compile(symbolic_model(), dim_bounds={"N": (1, 6)})
+    ex = lib["default"](kiln.cpu())
+    assert ex.get_input_info()[0]["shape"] == [-1, 8]
+    for n in (1, 4, 6):
+        x = np.arange(n * 8, dtype=np.float32).reshape(n, 8)
+        (y,) = ex(x=x)
+        np.testing.assert_array_equal(y, x * 2)
+    with pytest.raises(kiln.KilnError, match=r"dim 0 is 'N', 7 here, outside its bounds 1<=N<=6"):
+        ex(x=np.zeros((7, 8), np.float32))
+    named = kiln.compile(symbolic_model(), input_shapes={"x": ["rows", 8]}, dim_bounds="rows<=3")
+    (y,) = run_default(named, x=np.ones((2, 8), np.float32))
+    np.testing.assert_array_equal(y, np.full((2, 8), 2, np.float32))
+    with pytest.raises(TypeError, match=r"dim_bounds\['N'\]: expected a max or a \(min, max\)"):
+        kiln.compile(symbolic_model(), dim_bounds={"N": "big"})
+
+
 def test_external_weights(tmp_path):
     model = dense_model(seed=7)
     artifact = kiln.compile(model, params="external")

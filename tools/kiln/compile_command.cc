@@ -19,7 +19,7 @@ namespace {
 
 struct CompileArgs {
   std::vector<std::string> models, modelNames;
-  std::string output, inputShapes;
+  std::string output, inputShapes, dimBounds;
   driver::CompileOptions options;
   std::shared_ptr<driver::BackendAttrs> backendAttrs = std::make_shared<driver::BackendAttrs>();
   std::string compileTo = "link";
@@ -71,6 +71,7 @@ void runCompile(const CompileArgs& args) {
   requireOutputFolder(args.output);
   driver::CompileOptions options = args.options;
   options.inputShapes = parseInputShapes(args.inputShapes);
+  options.dimBounds = parseDimBoundsOption(args.dimBounds);
   options.backendAttrs = *args.backendAttrs;
   options.compileTo = driver::parseCompilePhase(args.compileTo);
   auto start = std::chrono::steady_clock::now();
@@ -139,7 +140,13 @@ void addCompileCommand(CLI::App& app, std::shared_ptr<const driver::CompileConte
       ->check(CLI::IsMember({"embedded", "external"}))
       ->capture_default_str();
   cmd->add_option("--input-shapes", args->inputShapes,
-                  "Shapes for inputs with symbolic dims: \"name:[d0,d1,...] name2:[...]\"");
+                  "Shapes for inputs with symbolic dims: \"name:[d0,d1,...] name2:[...]\"; a "
+                  "dim is a size or a symbol bounded by --dim-bounds (\"input_ids:[1,seq]\")");
+  cmd->add_option("--dim-bounds", args->dimBounds,
+                  "Sizes the inputs' symbolic dims may take: \"seq<=1024, 1<=batch<=8\" (the "
+                  "minimum defaults to 0). Symbols come from the model's named dims or "
+                  "--input-shapes; one library serves every size within the bounds, its memory "
+                  "laid out for the largest");
   cmd->add_option("--model-name", args->modelNames,
                   "The name each model is created under: lib[NAME](device); repeat it once per "
                   "model, in order (default: \"default\" for a single model)");

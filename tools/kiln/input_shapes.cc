@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "exit_codes.h"
+#include "kiln/opdef/dim_bounds.h"
 
 namespace kiln::cli {
 namespace {
@@ -24,12 +25,12 @@ size_t skipSpaces(std::string_view text, size_t pos) {
 [[noreturn]] void cannotParse(std::string_view rest, const std::string& why) {
   throw UsageError(strCat("--input-shapes: cannot parse '", std::string(rest), "' (", why,
                           "); expected name:[d0,d1,...] entries separated by spaces, e.g. "
-                          "\"input:[1,3,224,224]\""));
+                          "\"input:[1,3,224,224]\" or \"input_ids:[1,seq]\""));
 }
 
 // Reads one "name:[d0,d1,...]" at the start of TEXT (no leading spaces) into NAME and SHAPE;
 // returns the number of characters it took.
-size_t scanEntry(std::string_view text, std::string& name, runtime::Shape& shape) {
+size_t scanEntry(std::string_view text, std::string& name, opdef::DimList& shape) {
   size_t open = text.find(":[");
   size_t space = std::find_if(text.begin(), text.end(), isSpace) - text.begin();
   if (open == std::string_view::npos || open > space) cannotParse(text, "no ':[' after a name");
@@ -56,24 +57,27 @@ size_t scanEntry(std::string_view text, std::string& name, runtime::Shape& shape
 
 }  // namespace
 
-int64_t parseDim(const std::string& text, const std::string& what) {
+opdef::Dim parseDim(const std::string& text, const std::string& what) {
+  if (opdef::isSymbolName(text)) return opdef::Dim::symbol(text);
   int64_t value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size() || value < 0 ||
       value >= (int64_t{1} << 62)) {
-    throw UsageError(strCat(what, ": dimension '", text, "' is not a number between 0 and 2^62"));
+    throw UsageError(strCat(what, ": dimension '", text,
+                            "' is neither a number between 0 and 2^62 nor a symbol name (a letter "
+                            "or '_', then letters, digits and '_')"));
   }
   return value;
 }
 
-std::map<std::string, runtime::Shape> parseInputShapes(const std::string& text) {
-  std::map<std::string, runtime::Shape> shapes;
+std::map<std::string, opdef::DimList> parseInputShapes(const std::string& text) {
+  std::map<std::string, opdef::DimList> shapes;
   std::string_view rest = text;
   while (true) {
     rest.remove_prefix(skipSpaces(rest, 0));
     if (rest.empty()) break;
     std::string name;
-    runtime::Shape shape;
+    opdef::DimList shape;
     rest.remove_prefix(scanEntry(rest, name, shape));
     rest.remove_prefix(skipSpaces(rest, 0));
     if (!rest.empty() && rest.front() == ',') rest.remove_prefix(1);  // "a:[1], b:[2]"
@@ -82,6 +86,14 @@ std::map<std::string, runtime::Shape> parseInputShapes(const std::string& text) 
     }
   }
   return shapes;
+}
+
+opdef::DimBounds parseDimBoundsOption(const std::string& text) {
+  try {
+    return opdef::parseDimBounds(text);
+  } catch (const Error& e) {
+    throw UsageError(strCat("--dim-bounds: ", e.what()));
+  }
 }
 
 }  // namespace kiln::cli

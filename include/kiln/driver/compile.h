@@ -9,6 +9,7 @@
 
 #include "kiln/driver/compile_phase.h"
 #include "kiln/ir/graph.h"
+#include "kiln/opdef/dim.h"
 #include "kiln/transform/partition.h"
 
 namespace kiln::driver {
@@ -23,11 +24,15 @@ struct CompileOptions {
   std::string target;
   // Values of the offload backends' target attributes, by backend, then attribute name.
   std::map<std::string, std::map<std::string, std::string>> backendAttrs;
-  std::string executor = "graph";                     // a kind of executorCodegens(): "graph"
-  std::map<std::string, runtime::Shape> inputShapes;  // for symbolic or overridden input dims
-  std::string modelName = "default";                  // the single-model entry points' model name
-  int optLevel = 3;       // 0: no graph optimisation, LLVM -O0; 3: everything
-  std::string dumpIrDir;  // when set, the IR after every pass is written here
+  std::string executor = "graph";  // a kind of executorCodegens(): "graph"
+  // Input shapes for symbolic or overridden dims: each dim a size or a symbol bounded in dimBounds.
+  std::map<std::string, opdef::DimList> inputShapes;
+  // The sizes each symbol of the inputs' dims may take ("seq" from 0 to 1024): such dims are sized
+  // at run time, and the memory plan is laid out for their largest sizes.
+  opdef::DimBounds dimBounds;
+  std::string modelName = "default";  // the single-model entry points' model name
+  int optLevel = 3;                   // 0: no graph optimisation, LLVM -O0; 3: everything
+  std::string dumpIrDir;              // when set, the IR after every pass is written here
   // A schedule file (JSON lines of {"workload", "knobs"}) overriding the analytical defaults of
   // the kernels whose workloads it names; --dump-ir writes the chosen ones as schedules.json.
   std::string schedulePath;
@@ -89,7 +94,7 @@ struct OnnxModel {
   std::string path;            // the model file; empty when BYTES hold the model
   std::vector<uint8_t> bytes;  // a serialized ModelProto, read when PATH is empty
   // This model's input shapes, over (and in place of same-named entries of) options.inputShapes.
-  std::map<std::string, runtime::Shape> inputShapes;
+  std::map<std::string, opdef::DimList> inputShapes;
 };
 
 // Imports every model (in order; an error names the model) and compiles them into one library.

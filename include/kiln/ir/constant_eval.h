@@ -42,6 +42,8 @@ inline constexpr uint64_t kFoldAllowance = uint64_t{16} << 20;
 // itself. Also nullopt, with nothing computed, when the outputs would take more than BUDGET has
 // left (such nodes stay in the graph and run at run time); otherwise their bytes are taken from
 // it. Throws kiln::Error naming the node when type inference fails or an integer Div divides by 0.
+// Also a node whose one output's elements type inference found all constant (Value::
+// symbolicValue: dim 2 of Shape([1,seq,768])), whatever its inputs.
 std::optional<std::vector<NDArray>> evaluateConstant(const Node& node, FoldBudget& budget);
 // The same with a budget of its own: twice NODE's constant inputs plus kFoldAllowance.
 std::optional<std::vector<NDArray>> evaluateConstant(const Node& node);

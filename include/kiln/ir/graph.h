@@ -10,6 +10,7 @@
 #include <variant>
 #include <vector>
 
+#include "kiln/opdef/dim.h"
 #include "kiln/runtime/ndarray.h"
 #include "kiln/runtime/value_kind.h"
 
@@ -29,6 +30,10 @@ struct TensorType {
   // tensors', and UNRANKED says their rank is not known (SHAPE is then empty).
   ValueKind kind = ValueKind::kTensor;
   bool unranked = false;
+  // Empty, or one entry per dim: the size of each kDynamicDim as a polynomial in the graph's
+  // symbols (Graph::dimBounds), or unknown where the data decides it; known dims repeat SHAPE's.
+  // Read and written through dim(), dims() and setDims(), which keep the two in step.
+  std::vector<opdef::Dim> symbolicDims;
 
   static TensorType sequenceOf(const TensorType& element);
   static TensorType optionalOf(const TensorType& element);  // a tensor or sequence type
@@ -40,14 +45,26 @@ struct TensorType {
   // optional never is: its size is known only at run time; nor is a string tensor, whose strings
   // are allocated when written).
   bool isStatic() const { return isTensor() && !dtype.isString() && runtime::isStaticShape(shape); }
+  // A tensor whose every dim is a constant or a size in the graph's symbols (none unknown): the
+  // memory plan can place it at its largest size.
+  bool isBounded() const;
   int64_t numel() const { return runtime::shapeNumel(shape); }  // throws for a run-time shape
   // Bytes of the tensor; throws kiln::Error for a run-time shape or a size that overflows.
   int64_t nbytes() const { return runtime::shapeBytes(shape, dtype); }
   int rank() const { return static_cast<int>(shape.size()); }
-  // "float32[1,3,224,224]", "seq(float32[?,3])", "opt(seq(int64[*]))" ('*': unranked)
+  opdef::Dim dim(size_t i) const;
+  std::vector<opdef::Dim> dims() const;
+  // Sets SHAPE (kDynamicDim where a size is not a constant) and the symbolic sizes.
+  void setDims(const std::vector<opdef::Dim>& dims);
+  bool hasSymbolicDims() const { return !symbolicDims.empty(); }
+  // A tensor of DTYPE with DIMS.
+  static TensorType of(DataType dtype, const std::vector<opdef::Dim>& dims);
+  // "float32[1,3,224,224]", "float32[1,past+seq]", "seq(float32[?,3])", "opt(seq(int64[*]))"
+  // ('*': unranked)
   std::string str() const;
   bool operator==(const TensorType& o) const {
-    return dtype == o.dtype && shape == o.shape && kind == o.kind && unranked == o.unranked;
+    return dtype == o.dtype && shape == o.shape && kind == o.kind && unranked == o.unranked &&
+           symbolicDims == o.symbolicDims;
   }
 };
 
@@ -70,6 +87,10 @@ struct Value {
   Node* producer = nullptr;  // null for graph inputs and constants
   int outputIndex = 0;
   std::optional<NDArray> constant;  // set for constants
+  // For an integer tensor a shape computation gives (Shape's output and what is computed from
+  // it) whose elements are known as sizes in the graph's symbols: those elements, row-major. Set
+  // by type inference; the tensor itself is still computed at run time where something reads it.
+  std::optional<std::vector<opdef::Dim>> symbolicValue;
 
   bool isConstant() const { return constant.has_value(); }
 };
@@ -174,6 +195,9 @@ class Graph {
 
   std::string name = "main";
   int64_t opsetVersion = 13;
+  // The symbols the inputs' sizes are written in, with the sizes each may take (an input's
+  // symbolic dim takes its size at run time, within these bounds).
+  opdef::DimBounds dimBounds;
 
  private:
   std::vector<std::unique_ptr<Value>> values_;

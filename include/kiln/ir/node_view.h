@@ -23,8 +23,11 @@ class NodeView : public opdef::OpView {
   bool hasInput(size_t i) const override;
   opdef::Dims inputShape(size_t i) const override;
   std::string inputTypeStr(size_t i) const override;
+  bool inputIsInteger(size_t i) const override;
   std::optional<std::vector<int64_t>> inputInts(size_t i, const char* what) const override;
   std::optional<std::vector<double>> inputDoubles(size_t i, const char* what) const override;
+  opdef::DimList inputDims(size_t i) const override;
+  std::optional<opdef::DimList> inputSizes(size_t i, const char* what) const override;
 
  private:
   const Node& node_;

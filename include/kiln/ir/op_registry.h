@@ -53,6 +53,10 @@ struct OpDef {
   // Sets the types of node.outputs from the input types and attributes; throws kiln::Error
   // naming the node, what it received and what it expected.
   std::function<void(Node& node)> inferTypes;
+  // Its inferences give sizes in the graph's symbols (TensorType::setDims) where its inputs have
+  // them (an elementwise op's always do: its output has its input's shape). Other ops' outputs
+  // keep only the sizes known now: a copied input type's symbolic size may not be the output's.
+  bool symbolicSizes = false;
 };
 
 // A set of ops by name. The ops kiln defines form the shared builtin() registry, which never

@@ -8,6 +8,6 @@ namespace kiln::opdef {
 
 // The output dims of input A @ input B; fails naming both when the inner dims differ or the
 // batch dims do not broadcast (an inner dim known only at run time is checked then).
-Dims matmulShape(const OpView& op, size_t a, size_t b);
+DimList matmulShape(const OpView& op, size_t a, size_t b);
 
 }  // namespace kiln::opdef

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "kiln/opdef/dim.h"
 #include "kiln/support/error.h"
 
 namespace kiln::opdef {
@@ -40,11 +41,21 @@ class OpView {
   virtual Dims inputShape(size_t i) const = 0;
   // Input I's type as messages write it: "float32[2,?]".
   virtual std::string inputTypeStr(size_t i) const = 0;
+  // Whether input I is given and holds integers (the values inputInts and inputSizes read).
+  virtual bool inputIsInteger(size_t i) const = 0;
   // Input I's elements when they are known now (always at run time; for constants at compile
   // time); nullopt otherwise. inputInts accepts integer dtypes only (WHAT names the input in the
   // error), inputDoubles any numeric dtype.
   virtual std::optional<std::vector<int64_t>> inputInts(size_t i, const char* what) const = 0;
   virtual std::optional<std::vector<double>> inputDoubles(size_t i, const char* what) const = 0;
+
+  // Input I's dims as sizes: constants, sizes in the graph's symbols, or unknown. (By default
+  // inputShape's, with kUnknownDim unknown.)
+  virtual DimList inputDims(size_t i) const;
+  // The elements of integer input I as sizes when they are known now: a constant's, or at compile
+  // time a shape computation's, written in the graph's symbols; nullopt otherwise. (By default
+  // inputInts'.)
+  virtual std::optional<DimList> inputSizes(size_t i, const char* what) const;
 };
 
 template <typename... Args>
@@ -53,9 +64,12 @@ template <typename... Args>
 }
 
 std::string listStr(const std::vector<int64_t>& v);  // "[1,2,3]"
+std::string dimListStr(const DimList& dims);         // "[1,seq,?]"
 std::string dimsStr(const Dims& dims);               // "[1,?,3]"
 bool allKnown(const Dims& dims);                     // no kUnknownDim
-int64_t product(const Dims& dims);                   // of known dims
+// Each constant's value, kUnknownDim for the other sizes (at run time every size is a constant).
+Dims knownDims(const DimList& dims);
+int64_t product(const Dims& dims);  // of known dims
 // Whether two dims that should be equal are both known and differ (unknown ones are checked when
 // their sizes are known).
 inline bool knownAndDiffer(int64_t a, int64_t b) {
@@ -66,8 +80,9 @@ inline bool knownAndDiffer(int64_t a, int64_t b) {
 // a rule's output rank often depends on it.
 int64_t listLength(const OpView& op, size_t i, const char* what);
 // The dims given as 1-D input I (Expand's and ConstantOfShape's shape): its values when known
-// now, each checked to be >= 0; else as many unknown dims as it has elements.
-Dims dimsFromInput(const OpView& op, size_t i, const char* what);
+// now (sizes in the graph's symbols at compile time), each checked to be >= 0; else as many
+// unknown dims as it has elements.
+DimList dimsFromInput(const OpView& op, size_t i, const char* what);
 
 // The ints given as attribute ATTR (older opsets) or as input INPUT (newer ones): not present
 // when neither is given, present without values when the input's value is not known now; both

@@ -10,7 +10,7 @@ namespace kiln::opdef {
 // Per input dim, whether a Reduce* op reduces it; nullopt when its axes are not known now.
 std::optional<std::vector<bool>> reducedDims(const OpView& op);
 // A Reduce* op's output dims: a reduced dim becomes 1 (keepdims) or goes.
-Dims reduceShape(const OpView& op);
+DimList reduceShape(const OpView& op);
 
 int64_t topKAxis(const OpView& op);  // normalised `axis` (default -1)
 // TopK's values and indices dims: the input's with the axis cut to K (unknown when K is).

@@ -7,10 +7,10 @@
 
 namespace kiln::opdef {
 
-Dims reshapeShape(const OpView& op);    // target: attribute `shape` (opset < 5) or input 1
-Dims squeezeShape(const OpView& op);    // axes: attribute (opset < 13) or input 1; none: all 1s
-Dims unsqueezeShape(const OpView& op);  // axes: attribute (opset < 13) or input 1
-Dims flattenShape(const OpView& op);    // axis in [-rank, rank], default 1
+DimList reshapeShape(const OpView& op);    // target: attribute `shape` (opset < 5) or input 1
+DimList squeezeShape(const OpView& op);    // axes: attribute (opset < 13) or input 1; none: all 1s
+DimList unsqueezeShape(const OpView& op);  // axes: attribute (opset < 13) or input 1
+DimList flattenShape(const OpView& op);    // axis in [-rank, rank], default 1
 
 // The input dims Shape returns: [start, end), each negative one counted from the end and clamped
 // to [0, rank] (opset 15; before, start 0 and end rank).

@@ -156,6 +156,18 @@ void GraphImporter::importInputs() {
                          inputNames.empty() ? "(none)" : joined(inputNames)));
     }
   }
+  keepDimBounds();
+}
+
+// The graph keeps the bounds of the symbols its inputs use (the options may bound other models'
+// symbols too; the driver checks that each bounds some model's).
+void GraphImporter::keepDimBounds() {
+  for (const ir::Value* input : graph_->inputs()) {
+    for (const opdef::Dim& d : input->type.symbolicDims) {
+      std::string symbol = d.symbolName();
+      if (!symbol.empty()) graph_->dimBounds[symbol] = opts_.dimBounds.at(symbol);
+    }
+  }
 }
 
 std::string GraphImporter::nodeName(const NodeProto& node) {

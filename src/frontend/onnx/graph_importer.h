@@ -48,6 +48,7 @@ class GraphImporter {
 
   void importInitializers();
   void importInputs();
+  void keepDimBounds();
   void importNodesAndOutputs();
   std::string firstReader(const std::string& value) const;
   std::string nodeName(const ::onnx::NodeProto& node);

@@ -1,9 +1,11 @@
-// Dynamic dims are resolved once, at import, so every later layer sees static shapes.
+// Input types from the declarations, --input-shapes and --dim-bounds: every dim a size or a
+// bounded symbol, resolved once, at import.
 #include "input_type.h"
 
 #include <optional>
 #include <vector>
 
+#include "kiln/opdef/op_view.h"
 #include "kiln/support/error.h"
 #include "tensor_convert.h"
 #include "type_convert.h"
@@ -49,24 +51,42 @@ std::string exampleOption(const std::string& name, const std::vector<DeclaredDim
   return s + "]";
 }
 
-runtime::Shape checkGivenShape(const std::string& name, const runtime::Shape& given,
-                               const std::optional<std::vector<DeclaredDim>>& declared) {
-  for (int64_t d : given) {
-    if (d < 0) {
-      throw Error(strCat("--input-shapes gives input '", name, "' shape ", runtime::shapeStr(given),
+// A symbolic dim of an input must be one symbol with bounds: the runtime takes its size from the
+// input it is given in.
+void checkSymbol(const std::string& name, size_t axis, const opdef::Dim& d,
+                 const opdef::DimBounds& bounds, const char* source) {
+  std::string symbol = d.symbolName();
+  if (symbol.empty()) {
+    throw Error(strCat(source, " gives input '", name, "' dim ", axis, " as '", d.str(),
+                       "'; an input's dim is a size or one symbol name"));
+  }
+  if (bounds.count(symbol) == 0) {
+    throw Error(strCat("input '", name, "' dim ", axis, " is symbol '", symbol,
+                       "', which has no bound; pass --dim-bounds \"", symbol,
+                       "<=MAX\" (its largest size)"));
+  }
+}
+
+opdef::DimList checkGivenShape(const std::string& name, const opdef::DimList& given,
+                               const std::optional<std::vector<DeclaredDim>>& declared,
+                               const opdef::DimBounds& bounds) {
+  for (size_t i = 0; i < given.size(); ++i) {
+    if (given[i].isConst() && given[i].value() < 0) {
+      throw Error(strCat("--input-shapes gives input '", name, "' shape ", opdef::dimListStr(given),
                          "; dims must be >= 0"));
     }
+    if (!given[i].isConst()) checkSymbol(name, i, given[i], bounds, "--input-shapes");
   }
   if (!declared) return given;
   if (declared->size() != given.size()) {
-    throw Error(strCat("--input-shapes gives input '", name, "' shape ", runtime::shapeStr(given),
+    throw Error(strCat("--input-shapes gives input '", name, "' shape ", opdef::dimListStr(given),
                        " of rank ", given.size(), ", but the model declares rank ",
                        declared->size(), " (", dimsStr(*declared), ")"));
   }
   for (size_t i = 0; i < given.size(); ++i) {
     const auto& fixed = (*declared)[i].value;
-    if (fixed && *fixed != given[i]) {
-      throw Error(strCat("--input-shapes gives input '", name, "' shape ", runtime::shapeStr(given),
+    if (fixed && !(given[i].isConst() && given[i].value() == *fixed)) {
+      throw Error(strCat("--input-shapes gives input '", name, "' shape ", opdef::dimListStr(given),
                          ", but the model fixes dim ", i, " to ", *fixed, " (model shape ",
                          dimsStr(*declared), ")"));
     }
@@ -74,18 +94,27 @@ runtime::Shape checkGivenShape(const std::string& name, const runtime::Shape& gi
   return given;
 }
 
-runtime::Shape staticShape(const std::string& name, const std::vector<DeclaredDim>& dims) {
-  runtime::Shape shape;
+// The declared dims: fixed sizes, and the symbolic ones that --dim-bounds bounds.
+opdef::DimList declaredShape(const std::string& name, const std::vector<DeclaredDim>& dims,
+                             const opdef::DimBounds& bounds) {
+  opdef::DimList shape;
   for (size_t i = 0; i < dims.size(); ++i) {
     if (dims[i].value) {
       shape.push_back(*dims[i].value);
       continue;
     }
+    if (bounds.count(dims[i].param) != 0) {
+      shape.push_back(opdef::Dim::symbol(dims[i].param));
+      continue;
+    }
     std::string which = dims[i].param.empty() ? std::string("an unknown dim")
                                               : strCat("symbolic dim '", dims[i].param, "'");
+    std::string bound = opdef::isSymbolName(dims[i].param)
+                            ? strCat(", or bound it with --dim-bounds \"", dims[i].param, "<=MAX\"")
+                            : std::string();
     throw Error(strCat("input '", name, "' has ", which, " at axis ", i, " (shape ", dimsStr(dims),
-                       "); pass --input-shapes ", name, ":[...], e.g. ",
-                       exampleOption(name, dims)));
+                       "); pass --input-shapes ", name, ":[...], e.g. ", exampleOption(name, dims),
+                       bound));
   }
   return shape;
 }
@@ -113,14 +142,14 @@ ir::TensorType resolveInputType(const ::onnx::ValueInfoProto& input, const Impor
   std::optional<std::vector<DeclaredDim>> declared;
   if (tensorType.has_shape()) declared = declaredDims(name, tensorType.shape());
   if (auto it = opts.inputShapes.find(name); it != opts.inputShapes.end()) {
-    type.shape = checkGivenShape(name, it->second, declared);
+    type.setDims(checkGivenShape(name, it->second, declared, opts.dimBounds));
     return type;
   }
   if (!declared) {
     throw Error(strCat("input '", name, "' has an unknown rank; pass --input-shapes ", name,
                        ":[...] with its full shape"));
   }
-  type.shape = staticShape(name, *declared);
+  type.setDims(declaredShape(name, *declared, opts.dimBounds));
   return type;
 }
 

@@ -10,15 +10,15 @@ namespace {
 void inferArithmetic(Node& node) {
   requireNumeric(node, 0);
   requireSameDtype(node, 0, 1);
-  Shape out = broadcastShapes(node, inputType(node, 0).shape, inputType(node, 1).shape);
-  setOutput(node, 0, {inputType(node, 0).dtype, out});
+  opdef::DimList out = broadcastShapes(node, inputType(node, 0).dims(), inputType(node, 1).dims());
+  setOutput(node, 0, TensorType::of(inputType(node, 0).dtype, out));
 }
 
 void inferPow(Node& node) {
   requireNumeric(node, 0);
   requireNumeric(node, 1);
-  Shape out = broadcastShapes(node, inputType(node, 0).shape, inputType(node, 1).shape);
-  setOutput(node, 0, {inputType(node, 0).dtype, out});
+  opdef::DimList out = broadcastShapes(node, inputType(node, 0).dims(), inputType(node, 1).dims());
+  setOutput(node, 0, TensorType::of(inputType(node, 0).dtype, out));
 }
 
 void inferMod(Node& node) {
@@ -43,8 +43,8 @@ void inferBitShift(Node& node) {
 void inferCompare(Node& node) {
   requireNumeric(node, 0);
   requireSameDtype(node, 0, 1);
-  Shape out = broadcastShapes(node, inputType(node, 0).shape, inputType(node, 1).shape);
-  setOutput(node, 0, {DataType::boolean(), out});
+  opdef::DimList out = broadcastShapes(node, inputType(node, 0).dims(), inputType(node, 1).dims());
+  setOutput(node, 0, TensorType::of(DataType::boolean(), out));
 }
 
 void inferLogical(Node& node) {
@@ -52,14 +52,14 @@ void inferLogical(Node& node) {
     DataType t = inputType(node, i).dtype;
     if (!t.isBool()) fail(node, "input ", i, " has type ", t.str(), "; expected bool");
   }
-  Shape out = broadcastShapes(node, inputType(node, 0).shape, inputType(node, 1).shape);
-  setOutput(node, 0, {DataType::boolean(), out});
+  opdef::DimList out = broadcastShapes(node, inputType(node, 0).dims(), inputType(node, 1).dims());
+  setOutput(node, 0, TensorType::of(DataType::boolean(), out));
 }
 
 void inferEqual(Node& node) {
   requireSameDtype(node, 0, 1);
-  Shape out = broadcastShapes(node, inputType(node, 0).shape, inputType(node, 1).shape);
-  setOutput(node, 0, {DataType::boolean(), out});
+  opdef::DimList out = broadcastShapes(node, inputType(node, 0).dims(), inputType(node, 1).dims());
+  setOutput(node, 0, TensorType::of(DataType::boolean(), out));
 }
 
 void inferWhere(Node& node) {
@@ -68,9 +68,9 @@ void inferWhere(Node& node) {
     fail(node, "condition (input 0) has type ", cond.dtype.str(), "; expected bool");
   }
   requireSameDtype(node, 1, 2);
-  Shape out = broadcastShapes(node, cond.shape, inputType(node, 1).shape);
-  out = broadcastShapes(node, out, inputType(node, 2).shape);
-  setOutput(node, 0, {inputType(node, 1).dtype, out});
+  opdef::DimList out = broadcastShapes(node, cond.dims(), inputType(node, 1).dims());
+  out = broadcastShapes(node, out, inputType(node, 2).dims());
+  setOutput(node, 0, TensorType::of(inputType(node, 1).dtype, out));
 }
 
 OpDef binaryOp(const char* name, void (*infer)(Node&), int since) {
@@ -79,7 +79,8 @@ OpDef binaryOp(const char* name, void (*infer)(Node&), int since) {
           .minInputs = 2,
           .maxInputs = 2,
           .sinceVersion = since,
-          .inferTypes = infer};
+          .inferTypes = infer,
+          .symbolicSizes = true};
 }
 
 }  // namespace
@@ -105,7 +106,8 @@ void registerBinaryOps(const OpAdder& add) {
        .minInputs = 3,
        .maxInputs = 3,
        .sinceVersion = 9,
-       .inferTypes = inferWhere});
+       .inferTypes = inferWhere,
+       .symbolicSizes = true});
 }
 
 }  // namespace kiln::ir::ops

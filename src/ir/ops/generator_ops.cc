@@ -45,7 +45,7 @@ void inferConstant(Node& node) {
 }
 
 void inferConstantOfShape(Node& node) {
-  opdef::Dims shape = opdef::dimsFromInput(NodeView(node), 0, "input");  // as at run time
+  opdef::DimList shape = opdef::dimsFromInput(NodeView(node), 0, "input");  // as at run time
   DataType dtype = DataType::float32();
   if (node.attrs.has("value")) {
     const NDArray& v = node.attrs.getTensor("value");
@@ -56,7 +56,7 @@ void inferConstantOfShape(Node& node) {
     if (v.dtype().isString()) fail(node, "value is a string; kiln fills numeric tensors only");
     dtype = v.dtype();
   }
-  setOutput(node, 0, {dtype, shape});
+  setOutput(node, 0, TensorType::of(dtype, shape));
 }
 
 // Range's length from src/opdef: known when start, limit and delta are constants.
@@ -84,7 +84,8 @@ void registerGeneratorOps(const OpAdder& add) {
        .sinceVersion = 9,
        .shapeInputs = {0},
        .inferRunTime = inferConstantOfShape,
-       .inferTypes = inferConstantOfShape});
+       .inferTypes = inferConstantOfShape,
+       .symbolicSizes = true});
   add({.name = "Range",
        .opClass = OpClass::kOpaque,
        .minInputs = 3,

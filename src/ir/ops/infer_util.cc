@@ -102,7 +102,7 @@ int64_t normalizeAxis(const Node& node, int64_t axis, int64_t rank, const char* 
   return opdef::normalizeAxis(NodeView(node), axis, rank, what, inclusive);
 }
 
-Shape broadcastShapes(const Node& node, const Shape& a, const Shape& b) {
+opdef::DimList broadcastShapes(const Node& node, const opdef::DimList& a, const opdef::DimList& b) {
   return opdef::broadcastDims(NodeView(node), a, b);
 }
 

@@ -44,10 +44,11 @@ int64_t normalizeAxis(const Node& node, int64_t axis, int64_t rank, const char* 
                       bool inclusive = false);
 
 // Multidirectional (numpy) broadcasting, by src/opdef's rule; fails naming both shapes.
-Shape broadcastShapes(const Node& node, const Shape& a, const Shape& b);
+opdef::DimList broadcastShapes(const Node& node, const opdef::DimList& a, const opdef::DimList& b);
 // numpy matmul's output shape of A @ B (rank-1 operands promoted and dropped again); fails naming
 // both when the inner dims differ or the batch dims do not broadcast.
-Shape matmulShape(const Node& node, size_t a, size_t b);  // inputs A and B, by src/opdef's rule
+opdef::DimList matmulShape(const Node& node, size_t a,
+                           size_t b);  // inputs A and B, by src/opdef's rule
 // Whether FROM broadcasts to TO without changing TO (Gemm's C).
 bool broadcastsTo(const Shape& from, const Shape& to);
 

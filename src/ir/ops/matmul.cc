@@ -14,7 +14,7 @@ void inferMatMul(Node& node) {
   inputType(node, 1, "B");
   requireNumeric(node, 0);
   requireSameDtype(node, 0, 1);
-  setOutput(node, 0, {a.dtype, matmulShape(node, 0, 1)});
+  setOutput(node, 0, TensorType::of(a.dtype, matmulShape(node, 0, 1)));
 }
 
 void inferGemm(Node& node) {
@@ -29,28 +29,27 @@ void inferGemm(Node& node) {
   bool transB = node.attrs.getInt("transB", 0) != 0;
   node.attrs.getFloat("alpha", 1.0);  // validates the attribute kinds
   node.attrs.getFloat("beta", 1.0);
-  int64_t m = transA ? a.shape[1] : a.shape[0];
-  int64_t ka = transA ? a.shape[0] : a.shape[1];
-  int64_t kb = transB ? b.shape[1] : b.shape[0];
-  int64_t n = transB ? b.shape[0] : b.shape[1];
-  if (ka != kb) {
+  opdef::Dim m = a.dim(transA ? 1 : 0), ka = a.dim(transA ? 0 : 1);
+  opdef::Dim kb = b.dim(transB ? 1 : 0), n = b.dim(transB ? 0 : 1);
+  if (ka.isConst() && kb.isConst() && ka != kb) {
     fail(node, "inner dimensions differ: A ", a.str(), (transA ? " (transposed)" : ""),
-         " has K=", ka, " but B ", b.str(), (transB ? " (transposed)" : ""), " has K=", kb);
+         " has K=", ka.str(), " but B ", b.str(), (transB ? " (transposed)" : ""),
+         " has K=", kb.str());
   }
   if (hasInput(node, 2)) {
     const TensorType& c = inputType(node, 2, "C");
     requireSameDtype(node, 0, 2);
-    if (!broadcastsTo(c.shape, {m, n})) {
-      fail(node, "C is ", c.str(), "; expected a shape unidirectionally broadcastable to [", m, ",",
-           n, "]");
+    if (!broadcastsTo(c.shape, opdef::knownDims({m, n}))) {
+      fail(node, "C is ", c.str(), "; expected a shape unidirectionally broadcastable to [",
+           m.str(), ",", n.str(), "]");
     }
   }
-  setOutput(node, 0, {a.dtype, {m, n}});
+  setOutput(node, 0, TensorType::of(a.dtype, {m, n}));
 }
 
 }  // namespace
 
-Shape matmulShape(const Node& node, size_t a, size_t b) {
+opdef::DimList matmulShape(const Node& node, size_t a, size_t b) {
   return opdef::matmulShape(NodeView(node), a, b);
 }
 
@@ -60,13 +59,15 @@ void registerMatmulOps(const OpAdder& add) {
        .minInputs = 2,
        .maxInputs = 2,
        .sinceVersion = 1,
-       .inferTypes = inferMatMul});
+       .inferTypes = inferMatMul,
+       .symbolicSizes = true});
   add({.name = "Gemm",
        .opClass = OpClass::kComplex,
        .minInputs = 2,
        .maxInputs = 3,
        .sinceVersion = 7,
-       .inferTypes = inferGemm});
+       .inferTypes = inferGemm,
+       .symbolicSizes = true});
 }
 
 }  // namespace kiln::ir::ops

@@ -87,10 +87,10 @@ void inferLayerNorm(Node& node) {
     }
   }
   setOutput(node, 0, x);
-  Shape stats = x.shape;
+  opdef::DimList stats = x.dims();
   for (size_t d = axis; d < stats.size(); ++d) stats[d] = 1;
-  setOutput(node, 1, {DataType::float32(), stats});
-  setOutput(node, 2, {DataType::float32(), stats});
+  setOutput(node, 1, TensorType::of(DataType::float32(), stats));
+  setOutput(node, 2, TensorType::of(DataType::float32(), stats));
 }
 
 void inferLrn(Node& node) {
@@ -118,15 +118,18 @@ void registerNormalizationOps(const OpAdder& add) {
   add({.name = "Softmax",
        .opClass = OpClass::kReduction,
        .sinceVersion = 1,
-       .inferTypes = inferSoftmax});
+       .inferTypes = inferSoftmax,
+       .symbolicSizes = true});
   add({.name = "LogSoftmax",
        .opClass = OpClass::kReduction,
        .sinceVersion = 1,
-       .inferTypes = inferSoftmax});
+       .inferTypes = inferSoftmax,
+       .symbolicSizes = true});
   add({.name = "Hardmax",
        .opClass = OpClass::kReduction,
        .sinceVersion = 1,
-       .inferTypes = inferSoftmax});
+       .inferTypes = inferSoftmax,
+       .symbolicSizes = true});
   add({.name = "InstanceNormalization",
        .opClass = OpClass::kReduction,
        .minInputs = 3,
@@ -140,7 +143,8 @@ void registerNormalizationOps(const OpAdder& add) {
        .numOutputs = 3,
        .sinceVersion = 17,
        .computedOutputs = 1,  // Mean and InvStdDev come from the ONNX function
-       .inferTypes = inferLayerNorm});
+       .inferTypes = inferLayerNorm,
+       .symbolicSizes = true});
   // LRN reads neighbouring channels, so it cannot run in an epilogue that sees one element.
   add({.name = "LRN", .opClass = OpClass::kOpaque, .sinceVersion = 1, .inferTypes = inferLrn});
 }

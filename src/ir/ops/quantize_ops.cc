@@ -34,7 +34,7 @@ void inferDequantizeLinear(Node& node) {
 void inferMatMulInteger(Node& node) {
   requireQuantized(node, 0);
   requireQuantized(node, 1);
-  setOutput(node, 0, {DataType::int32(), matmulShape(node, 0, 1)});
+  setOutput(node, 0, TensorType::of(DataType::int32(), matmulShape(node, 0, 1)));
 }
 
 // QLinearMatMul (a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp).
@@ -42,7 +42,7 @@ void inferQLinearMatMul(Node& node) {
   requireQuantized(node, 0);
   requireQuantized(node, 3);
   requireQuantized(node, 7);
-  setOutput(node, 0, {inputType(node, 7).dtype, matmulShape(node, 0, 3)});
+  setOutput(node, 0, TensorType::of(inputType(node, 7).dtype, matmulShape(node, 0, 3)));
 }
 
 Shape convShape(Node& node, const TensorType& x, const TensorType& w) {

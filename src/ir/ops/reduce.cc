@@ -13,7 +13,7 @@ namespace {
 // The output dims are src/opdef's rule, which the runtime's ReduceSum follows too.
 void inferReduce(Node& node) {
   requireNumeric(node, 0);
-  setOutput(node, 0, {inputType(node, 0).dtype, opdef::reduceShape(NodeView(node))});
+  setOutput(node, 0, TensorType::of(inputType(node, 0).dtype, opdef::reduceShape(NodeView(node))));
 }
 
 // ArgMax/ArgMin: int64 indices along one axis (negative axes from opset 11 on).
@@ -26,13 +26,13 @@ void inferArgReduce(Node& node) {
   if (x.shape[axis] == 0) {
     fail(node, "axis ", axis, " of ", x.str(), " is empty; expected at least one element to pick");
   }
-  Shape out = x.shape;
+  opdef::DimList out = x.dims();
   if (node.attrs.getInt("keepdims", 1) != 0) {
     out[axis] = 1;
   } else {
     out.erase(out.begin() + static_cast<std::ptrdiff_t>(axis));
   }
-  setOutput(node, 0, {DataType::int64(), out});
+  setOutput(node, 0, TensorType::of(DataType::int64(), out));
 }
 
 OpDef reduceOp(const char* name) {
@@ -42,7 +42,8 @@ OpDef reduceOp(const char* name) {
           .maxInputs = 2,
           .sinceVersion = 1,
           .shapeInputs = {1},
-          .inferTypes = inferReduce};
+          .inferTypes = inferReduce,
+          .symbolicSizes = true};
 }
 
 }  // namespace
@@ -62,7 +63,8 @@ void registerReduceOps(const OpAdder& add) {
     add({.name = name,
          .opClass = OpClass::kReduction,
          .sinceVersion = 1,
-         .inferTypes = inferArgReduce});
+         .inferTypes = inferArgReduce,
+         .symbolicSizes = true});
   }
 }
 

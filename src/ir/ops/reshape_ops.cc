@@ -13,8 +13,8 @@ namespace {
 
 // Reshape, Squeeze, Unsqueeze and Flatten follow src/opdef's rules, which the runtime's ops follow
 // too; dims known only at run time stay unknown.
-void inferReshapeFamily(Node& node, opdef::Dims (*rule)(const opdef::OpView&)) {
-  setOutput(node, 0, {inputType(node, 0).dtype, rule(NodeView(node))});
+void inferReshapeFamily(Node& node, opdef::DimList (*rule)(const opdef::OpView&)) {
+  setOutput(node, 0, TensorType::of(inputType(node, 0).dtype, rule(NodeView(node))));
 }
 
 void inferFlatten(Node& node) { inferReshapeFamily(node, opdef::flattenShape); }
@@ -23,7 +23,7 @@ void inferSqueeze(Node& node) { inferReshapeFamily(node, opdef::squeezeShape); }
 void inferUnsqueeze(Node& node) { inferReshapeFamily(node, opdef::unsqueezeShape); }
 
 void inferExpand(Node& node) {
-  setOutput(node, 0, {inputType(node, 0).dtype, opdef::expandShape(NodeView(node))});
+  setOutput(node, 0, TensorType::of(inputType(node, 0).dtype, opdef::expandShape(NodeView(node))));
 }
 
 void inferTile(Node& node) {
@@ -37,7 +37,8 @@ void registerReshapeOps(const OpAdder& add) {
        .opClass = OpClass::kInjective,
        .sinceVersion = 1,
        .inferRunTime = inferFlatten,
-       .inferTypes = inferFlatten});
+       .inferTypes = inferFlatten,
+       .symbolicSizes = true});
   add({.name = "Reshape",
        .opClass = OpClass::kInjective,
        .minInputs = 1,
@@ -45,21 +46,24 @@ void registerReshapeOps(const OpAdder& add) {
        .sinceVersion = 1,
        .shapeInputs = {1},
        .inferRunTime = inferReshape,
-       .inferTypes = inferReshape});
+       .inferTypes = inferReshape,
+       .symbolicSizes = true});
   add({.name = "Squeeze",
        .opClass = OpClass::kInjective,
        .maxInputs = 2,
        .sinceVersion = 1,
        .shapeInputs = {1},
        .inferRunTime = inferSqueeze,
-       .inferTypes = inferSqueeze});
+       .inferTypes = inferSqueeze,
+       .symbolicSizes = true});
   add({.name = "Unsqueeze",
        .opClass = OpClass::kInjective,
        .maxInputs = 2,
        .sinceVersion = 1,
        .shapeInputs = {1},
        .inferRunTime = inferUnsqueeze,
-       .inferTypes = inferUnsqueeze});
+       .inferTypes = inferUnsqueeze,
+       .symbolicSizes = true});
   add({.name = "Expand",
        .opClass = OpClass::kBroadcast,
        .minInputs = 2,
@@ -67,7 +71,8 @@ void registerReshapeOps(const OpAdder& add) {
        .sinceVersion = 8,
        .shapeInputs = {1},
        .inferRunTime = inferExpand,
-       .inferTypes = inferExpand});
+       .inferTypes = inferExpand,
+       .symbolicSizes = true});
   add({.name = "Tile",
        .opClass = OpClass::kInjective,
        .minInputs = 2,

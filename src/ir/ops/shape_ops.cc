@@ -25,9 +25,9 @@ void inferSize(Node& node) {
 void inferConcat(Node& node) {
   if (!node.attrs.has("axis")) fail(node, "the axis attribute is required");
   const TensorType& first = inputType(node, 0);
-  int64_t axis = normalizeAxis(node, node.attrs.getInt("axis"), first.rank());
-  Shape out = first.shape;
-  out[static_cast<size_t>(axis)] = 0;
+  auto axis = static_cast<size_t>(normalizeAxis(node, node.attrs.getInt("axis"), first.rank()));
+  opdef::DimList out = first.dims();
+  out[axis] = 0;
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     const TensorType& t = inputType(node, i);
     requireSameDtype(node, 0, i);
@@ -35,18 +35,22 @@ void inferConcat(Node& node) {
       fail(node, "input ", i, " is ", t.str(), " but input 0 is ", first.str(),
            "; expected equal ranks");
     }
-    for (size_t d = 0; d < t.shape.size(); ++d) {
-      if (static_cast<int64_t>(d) != axis && t.shape[d] != first.shape[d]) {
+    for (size_t d = 0; d < out.size(); ++d) {
+      if (d == axis || opdef::sameSize(t.dim(d), out[d])) continue;
+      if (t.dim(d).isConst() && out[d].isConst()) {
         fail(node, "input ", i, " is ", t.str(), " but input 0 is ", first.str(),
              "; expected equal dims except on axis ", axis);
       }
+      // Sizes known only at run time must be equal then: a constant one is the size.
+      out[d] = out[d].isConst() ? out[d] : t.dim(d).isConst() ? t.dim(d) : opdef::Dim::unknown();
     }
-    int64_t& sum = out[static_cast<size_t>(axis)];
-    if (__builtin_add_overflow(sum, t.shape[static_cast<size_t>(axis)], &sum)) {
+    try {
+      out[axis] = out[axis] + t.dim(axis);
+    } catch (const Error&) {
       fail(node, "the concatenated dim overflows int64");
     }
   }
-  setOutput(node, 0, {first.dtype, out});
+  setOutput(node, 0, TensorType::of(first.dtype, out));
 }
 
 void inferGather(Node& node) {
@@ -54,25 +58,25 @@ void inferGather(Node& node) {
   const TensorType& indices = inputType(node, 1, "indices");
   requireIndexType(node, 1);
   if (data.rank() < 1) fail(node, "data is ", data.str(), "; expected rank >= 1");
-  int64_t axis = normalizeAxis(node, node.attrs.getInt("axis", 0), data.rank());
-  int64_t dim = data.shape[static_cast<size_t>(axis)];
+  auto axis = static_cast<size_t>(normalizeAxis(node, node.attrs.getInt("axis", 0), data.rank()));
+  int64_t dim = data.shape[axis];  // kDynamicDim when not a constant
   // Every index into an empty axis is out of range; the kernel could only read out of bounds.
-  if (dim == 0 && indices.numel() > 0) {
+  if (dim == 0 && indices.isStatic() && indices.numel() > 0) {
     fail(node, "gathers ", indices.numel(), " indices from axis ", axis,
          " of size 0; expected no indices");
   }
-  if (std::optional<std::vector<int64_t>> idx = constantInts(node.inputs[1])) {
-    for (int64_t i : *idx) {
-      if (i < -dim || i >= dim) {
-        fail(node, "index ", i, " is out of range for axis ", axis, " of size ", dim, "; expected ",
-             -dim, "..", dim - 1);
-      }
+  std::optional<std::vector<int64_t>> idx = constantInts(node.inputs[1]);
+  for (int64_t i : dim == runtime::kDynamicDim || !idx ? std::vector<int64_t>{} : *idx) {
+    if (i < -dim || i >= dim) {
+      fail(node, "index ", i, " is out of range for axis ", axis, " of size ", dim, "; expected ",
+           -dim, "..", dim - 1);
     }
   }
-  Shape out(data.shape.begin(), data.shape.begin() + axis);
-  out.insert(out.end(), indices.shape.begin(), indices.shape.end());
-  out.insert(out.end(), data.shape.begin() + axis + 1, data.shape.end());
-  setOutput(node, 0, {data.dtype, out});
+  opdef::DimList in = data.dims(), at = indices.dims();
+  opdef::DimList out(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(axis));
+  out.insert(out.end(), at.begin(), at.end());
+  out.insert(out.end(), in.begin() + static_cast<std::ptrdiff_t>(axis) + 1, in.end());
+  setOutput(node, 0, TensorType::of(data.dtype, out));
 }
 
 // Output element idx reads data at idx with the axis coordinate replaced by indices[idx], so
@@ -118,9 +122,9 @@ void inferTranspose(Node& node) {
     fail(node, "perm ", listStr(perm), " is not a permutation of 0..", x.rank() - 1, " for input ",
          x.str());
   }
-  Shape out;
-  for (int64_t p : perm) out.push_back(x.shape[static_cast<size_t>(p)]);
-  setOutput(node, 0, {x.dtype, out});
+  opdef::DimList out;
+  for (int64_t p : perm) out.push_back(x.dim(static_cast<size_t>(p)));
+  setOutput(node, 0, TensorType::of(x.dtype, out));
 }
 
 }  // namespace
@@ -132,13 +136,15 @@ void registerShapeOps(const OpAdder& add) {
        .minInputs = 1,
        .maxInputs = kVariadicInputs,
        .sinceVersion = 4,
-       .inferTypes = inferConcat});
+       .inferTypes = inferConcat,
+       .symbolicSizes = true});
   add({.name = "Gather",
        .opClass = OpClass::kInjective,
        .minInputs = 2,
        .maxInputs = 2,
        .sinceVersion = 1,
-       .inferTypes = inferGather});
+       .inferTypes = inferGather,
+       .symbolicSizes = true});
   add({.name = "GatherElements",
        .opClass = OpClass::kInjective,
        .minInputs = 2,
@@ -149,7 +155,8 @@ void registerShapeOps(const OpAdder& add) {
   add({.name = "Transpose",
        .opClass = OpClass::kInjective,
        .sinceVersion = 1,
-       .inferTypes = inferTranspose});
+       .inferTypes = inferTranspose,
+       .symbolicSizes = true});
 }
 
 }  // namespace kiln::ir::ops

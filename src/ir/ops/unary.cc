@@ -67,7 +67,7 @@ void inferCast(Node& node) {
                    ? dataTypeFromOnnxName(std::get<std::string>(to))
                    : dataTypeFromOnnx(node.attrs.getInt("to"));
   requireStringCastable(node, x.dtype, t);
-  setOutput(node, 0, {t, x.shape});
+  setOutput(node, 0, TensorType::of(t, x.dims()));
 }
 
 // CastLike takes its target type from input 1, whose shape does not matter.
@@ -75,7 +75,7 @@ void inferCastLike(Node& node) {
   const TensorType& x = inputType(node, 0, "input");
   DataType t = inputType(node, 1, "target_type").dtype;
   requireStringCastable(node, x.dtype, t);
-  setOutput(node, 0, {t, x.shape});
+  setOutput(node, 0, TensorType::of(t, x.dims()));
 }
 
 void requireBool(const Node& node, size_t i) {

@@ -10,13 +10,13 @@ namespace {
 using Check = void (*)(const Node&, size_t);
 
 void inferVariadic(Node& node, Check check) {
-  Shape out = inputType(node, 0).shape;
+  opdef::DimList out = inputType(node, 0).dims();
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     requireSameDtype(node, 0, i);
     check(node, i);
-    out = broadcastShapes(node, out, inputType(node, i).shape);
+    out = broadcastShapes(node, out, inputType(node, i).dims());
   }
-  setOutput(node, 0, {inputType(node, 0).dtype, out});
+  setOutput(node, 0, TensorType::of(inputType(node, 0).dtype, out));
 }
 
 OpDef variadicOp(const char* name, Check check) {
@@ -25,7 +25,8 @@ OpDef variadicOp(const char* name, Check check) {
           .minInputs = 1,
           .maxInputs = kVariadicInputs,
           .sinceVersion = 6,
-          .inferTypes = [check](Node& node) { inferVariadic(node, check); }};
+          .inferTypes = [check](Node& node) { inferVariadic(node, check); },
+          .symbolicSizes = true};
 }
 
 }  // namespace

@@ -51,7 +51,7 @@ class DebugExecutorNode final : public ModuleNode {
   // run's start, estimated flops and output tensors (a sequence or optional also with its "kind"
   // and "count", its number of tensors, -1 for none).
   Json profile(bool keepOutputs) {
-    runner_->checkReady();
+    runner_->startRun();
     using Clock = std::chrono::steady_clock;
     if (keepOutputs) outputs_.assign(plan_->kernels.size(), {});
     Json rows = Json::Array{};

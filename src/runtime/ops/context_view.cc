@@ -37,6 +37,12 @@ std::string ContextView::inputTypeStr(size_t i) const {
   return strCat(ctx_.input(i).dtype().str(), shapeStr(ctx_.input(i).shape()));
 }
 
+bool ContextView::inputIsInteger(size_t i) const {
+  if (!hasInput(i)) return false;
+  DataType t = ctx_.input(i).dtype();
+  return t.lanes == 1 && (t.code == kDLInt || t.code == kDLUInt);
+}
+
 std::optional<std::vector<int64_t>> ContextView::inputInts(size_t i, const char* what) const {
   if (!hasInput(i)) fail(ctx_, what, " (input ", i, ") is required but was omitted");
   return ops::inputInts(ctx_, i, what);

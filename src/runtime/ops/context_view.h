@@ -22,6 +22,7 @@ class ContextView : public opdef::OpView {
   bool hasInput(size_t i) const override { return i < ctx_.numInputs() && ctx_.hasInput(i); }
   opdef::Dims inputShape(size_t i) const override;
   std::string inputTypeStr(size_t i) const override;
+  bool inputIsInteger(size_t i) const override;
   std::optional<std::vector<int64_t>> inputInts(size_t i, const char* what) const override;
   std::optional<std::vector<double>> inputDoubles(size_t i, const char* what) const override;
 

@@ -152,7 +152,7 @@ void runBinary(RuntimeOpContext& ctx) {
   if (a.dtype() != b.dtype()) {
     fail(ctx, "inputs are ", a.dtype().str(), " and ", b.dtype().str(), "; expected one dtype");
   }
-  Shape shape = opdef::broadcastInputs(ContextView(ctx));  // as at compile time
+  Shape shape = opdef::knownDims(opdef::broadcastInputs(ContextView(ctx)));  // as at compile time
   NDArray y = ctx.output(0, shape);
   std::array<std::vector<int64_t>, 2> strides = {broadcastStrides(a.shape(), shape),
                                                  broadcastStrides(b.shape(), shape)};
@@ -189,7 +189,7 @@ void runWhere(RuntimeOpContext& ctx) {
   const NDArray& c = ctx.input(0);
   const NDArray& a = ctx.input(1);
   const NDArray& b = ctx.input(2);
-  Shape shape = opdef::broadcastInputs(ContextView(ctx));
+  Shape shape = opdef::knownDims(opdef::broadcastInputs(ContextView(ctx)));
   NDArray y = ctx.output(0, shape);
   std::array<std::vector<int64_t>, 3> strides = {broadcastStrides(c.shape(), shape),
                                                  broadcastStrides(a.shape(), shape),

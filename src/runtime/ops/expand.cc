@@ -9,7 +9,7 @@ namespace kiln::runtime::ops {
 // The output shapes are src/opdef's rules, as at compile time.
 void runExpand(RuntimeOpContext& ctx) {
   const NDArray& x = ctx.input(0);
-  Shape out = opdef::expandShape(ContextView(ctx));
+  Shape out = opdef::knownDims(opdef::expandShape(ContextView(ctx)));
   const Shape& in = x.shape();
   size_t lead = out.size() - in.size();
   std::vector<int64_t> srcStride(out.size(), 0);  // 0 along the dims X repeats

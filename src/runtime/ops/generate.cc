@@ -9,7 +9,7 @@
 namespace kiln::runtime::ops {
 
 void runConstantOfShape(RuntimeOpContext& ctx) {
-  NDArray y = ctx.output(0, opdef::dimsFromInput(ContextView(ctx), 0, "input"));
+  NDArray y = ctx.output(0, opdef::knownDims(opdef::dimsFromInput(ContextView(ctx), 0, "input")));
   NDArray value = attrTensor(ctx, "value");
   size_t bytes = y.dtype().bytes();
   std::vector<char> fill(bytes, 0);

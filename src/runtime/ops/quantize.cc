@@ -62,7 +62,7 @@ size_t checkedAxis(const RuntimeOpContext& ctx, const NDArray& x, size_t count) 
 template <typename F>
 Shape matmulInteger(const RuntimeOpContext& ctx, size_t ia, size_t ib,
                     const std::vector<double>& azp, const std::vector<double>& bzp, F store) {
-  Shape out = opdef::matmulShape(ContextView(ctx), ia, ib);  // as at compile time
+  Shape out = opdef::knownDims(opdef::matmulShape(ContextView(ctx), ia, ib));  // as at compile time
   const NDArray& a = ctx.input(ia);
   const NDArray& b = ctx.input(ib);
   Shape as = a.shape(), bs = b.shape();

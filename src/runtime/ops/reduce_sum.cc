@@ -15,7 +15,7 @@ void runReduceSum(RuntimeOpContext& ctx) {
   for (size_t d = 0; d < in.size(); ++d) {
     if (reduced[d]) kept[d] = 1;
   }
-  NDArray y = ctx.output(0, opdef::reduceShape(view));  // as at compile time
+  NDArray y = ctx.output(0, opdef::knownDims(opdef::reduceShape(view)));  // as at compile time
   std::vector<int64_t> outStrides = rowMajorStrides(kept);
   visitNumeric(ctx, x.dtype(), [&](auto t) {
     using T = decltype(t);

@@ -18,10 +18,18 @@ void copyAs(RuntimeOpContext& ctx, const Shape& shape) {
 }  // namespace
 
 // The output shapes are src/opdef's rules, as at compile time.
-void runReshape(RuntimeOpContext& ctx) { copyAs(ctx, opdef::reshapeShape(ContextView(ctx))); }
-void runSqueeze(RuntimeOpContext& ctx) { copyAs(ctx, opdef::squeezeShape(ContextView(ctx))); }
-void runUnsqueeze(RuntimeOpContext& ctx) { copyAs(ctx, opdef::unsqueezeShape(ContextView(ctx))); }
-void runFlatten(RuntimeOpContext& ctx) { copyAs(ctx, opdef::flattenShape(ContextView(ctx))); }
+void runReshape(RuntimeOpContext& ctx) {
+  copyAs(ctx, opdef::knownDims(opdef::reshapeShape(ContextView(ctx))));
+}
+void runSqueeze(RuntimeOpContext& ctx) {
+  copyAs(ctx, opdef::knownDims(opdef::squeezeShape(ContextView(ctx))));
+}
+void runUnsqueeze(RuntimeOpContext& ctx) {
+  copyAs(ctx, opdef::knownDims(opdef::unsqueezeShape(ContextView(ctx))));
+}
+void runFlatten(RuntimeOpContext& ctx) {
+  copyAs(ctx, opdef::knownDims(opdef::flattenShape(ContextView(ctx))));
+}
 
 void runIdentity(RuntimeOpContext& ctx) {
   if (ctx.inputKind(0) != ValueKind::kTensor) return ctx.setListOutput(0, ctx.listInput(0));

@@ -12,9 +12,13 @@
 namespace kiln::frontend::onnx {
 
 struct ImportOptions {
-  // Shapes for inputs with symbolic or unknown dims, or to pin a dynamic model to one shape.
-  // A shape must agree with every fixed dim the model declares.
-  std::map<std::string, runtime::Shape> inputShapes;
+  // Shapes for inputs with symbolic or unknown dims, or to pin a dynamic model to one shape: each
+  // dim a size or a symbol (bounded in dimBounds). A shape must agree with every fixed dim the
+  // model declares.
+  std::map<std::string, opdef::DimList> inputShapes;
+  // The sizes the symbols of the inputs' dims may take: a declared symbolic dim (ONNX dim_param)
+  // named here, and a symbol in inputShapes, is sized at run time within its bounds.
+  opdef::DimBounds dimBounds;
   // The registry the graph's ops come from (a compile context's); null: the builtin one.
   std::shared_ptr<const ir::OpRegistry> ops;
 };
