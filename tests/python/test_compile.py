@@ -107,6 +107,19 @@ def test_dim_bounds_make_one_library_for_every_size():
         kiln.compile(symbolic_model(), dim_bounds={"N": "big"})
 
 
+def test_models_with_external_data_compile_from_their_file(tmp_path):
+    model = dense_model(seed=9)
+    reference = dense_reference(model, X)
+    path = tmp_path / "dense.onnx"
+    onnx.save_model(model, str(path), save_as_external_data=True, all_tensors_to_one_file=True,
+                    location="dense.weights", size_threshold=0)
+    assert os.path.getsize(tmp_path / "dense.weights") == (12 + 3) * 4
+    (y,) = run_default(kiln.compile(str(path)), x=X)
+    np.testing.assert_allclose(y, reference, rtol=1e-5, atol=1e-6)
+    with pytest.raises(kiln.KilnError, match="given as bytes, with no folder"):
+        kiln.compile(path.read_bytes())
+
+
 def test_external_weights(tmp_path):
     model = dense_model(seed=7)
     artifact = kiln.compile(model, params="external")

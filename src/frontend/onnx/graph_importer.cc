@@ -92,7 +92,8 @@ void GraphImporter::importInitializers() {
     if (values_.count(init.name())) {
       throw Error(strCat("initializer '", init.name(), "' is defined twice in the model"));
     }
-    auto data = tensorFromProto(init, strCat("initializer '", init.name(), "'"));
+    std::string what = strCat("initializer '", init.name(), "'");
+    auto data = isExternal(init) ? external_.load(init, what) : tensorFromProto(init, what);
     values_[init.name()] = graph_->addConstant(init.name(), std::move(data));
   }
   if (proto_.sparse_initializer_size() > 0) {

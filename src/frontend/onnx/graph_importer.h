@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "external_data.h"
 #include "kiln/frontend/onnx/importer.h"
 #include "kiln/ir/constant_eval.h"
 #include "kiln/ir/graph.h"
@@ -36,6 +37,7 @@ class GraphImporter {
  private:
   const ::onnx::GraphProto& proto_;
   const ImportOptions& opts_;
+  ExternalData external_{opts_.externalDataDir};
   int64_t modelOpset_;  // the model's; the graph's is kLegacyTargetOpset when it is older
   std::unique_ptr<ir::Graph> graph_;
   std::map<std::string, ir::Value*> values_;  // ONNX value name -> its value in graph_

@@ -2,6 +2,7 @@
 #include "kiln/frontend/onnx/importer.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <limits>
 
 #include "graph_importer.h"
@@ -26,9 +27,9 @@ std::unique_ptr<ir::Graph> importOnnx(const std::vector<uint8_t>& modelBytes,
                                       const ImportOptions& opts, const std::string& source) {
   ::onnx::ModelProto model;
   if (modelBytes.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
-    throw Error(
-        strCat("'", source, "' is ", modelBytes.size(),
-               " bytes; ONNX models over 2 GB need external data, which kiln does not support"));
+    throw Error(strCat("'", source, "' is ", modelBytes.size(),
+                       " bytes; protobuf reads at most 2 GB: save its weights as external data "
+                       "(onnx.save_model(model, path, save_as_external_data=True))"));
   }
   if (!model.ParseFromArray(modelBytes.data(), static_cast<int>(modelBytes.size()))) {
     throw Error(strCat("'", source, "' is not a valid ONNX model: its ", modelBytes.size(),
@@ -40,7 +41,12 @@ std::unique_ptr<ir::Graph> importOnnx(const std::vector<uint8_t>& modelBytes,
 
 std::unique_ptr<ir::Graph> importOnnx(const std::string& path, const ImportOptions& opts) {
   if (!fileExists(path)) throw Error(strCat("ONNX model file '", path, "' does not exist"));
-  return importOnnx(readFile(path), opts, path);
+  ImportOptions withFolder = opts;
+  if (withFolder.externalDataDir.empty()) {
+    withFolder.externalDataDir = std::filesystem::path(path).parent_path().string();
+    if (withFolder.externalDataDir.empty()) withFolder.externalDataDir = ".";
+  }
+  return importOnnx(readFile(path), withFolder, path);
 }
 
 }  // namespace kiln::frontend::onnx

@@ -94,18 +94,6 @@ int64_t storedElements(const TensorProto& proto, DataType dtype) {
   }
 }
 
-int64_t checkedNumel(const runtime::Shape& shape, const std::string& what) {
-  int64_t numel = 1;
-  for (int64_t d : shape) {
-    if (d < 0) throw Error(strCat(what, " has a negative dim in ", runtime::shapeStr(shape)));
-    if (d != 0 && numel > std::numeric_limits<int64_t>::max() / d) {
-      throw Error(strCat(what, " has shape ", runtime::shapeStr(shape), ", too large to hold"));
-    }
-    numel *= d;
-  }
-  return numel;
-}
-
 }  // namespace
 
 std::string onnxDataTypeName(int32_t elemType) {
@@ -186,6 +174,18 @@ int32_t dataTypeToOnnx(DataType dtype) {
   throw Error(strCat("data type ", dtype.str(), " has no ONNX TensorProto equivalent"));
 }
 
+int64_t checkedNumel(const runtime::Shape& shape, const std::string& what) {
+  int64_t numel = 1;
+  for (int64_t d : shape) {
+    if (d < 0) throw Error(strCat(what, " has a negative dim in ", runtime::shapeStr(shape)));
+    if (d != 0 && numel > std::numeric_limits<int64_t>::max() / d) {
+      throw Error(strCat(what, " has shape ", runtime::shapeStr(shape), ", too large to hold"));
+    }
+    numel *= d;
+  }
+  return numel;
+}
+
 NDArray tensorFromProto(const TensorProto& proto, const std::string& what) {
   if (proto.data_location() == TensorProto::EXTERNAL || proto.external_data_size() > 0) {
     std::string location;
@@ -193,8 +193,9 @@ NDArray tensorFromProto(const TensorProto& proto, const std::string& what) {
       if (kv.key() == "location") location = kv.value();
     }
     throw Error(strCat(what, " stores its data in an external file ('", location,
-                       "'); kiln needs the data inside the model: re-save it with "
-                       "onnx.save_model(model, path, save_as_external_data=False)"));
+                       "'); kiln reads external data for the initializers of a model imported "
+                       "from its file (or with ImportOptions::externalDataDir); here the data "
+                       "must be inside the model"));
   }
   if (proto.has_segment()) throw Error(strCat(what, " is segmented, which kiln does not support"));
   DataType dtype = dataTypeFromOnnx(proto.data_type(), what);

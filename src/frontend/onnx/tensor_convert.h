@@ -17,6 +17,9 @@ int32_t dataTypeToOnnx(runtime::DataType dtype);
 // "FLOAT", "STRING", ... for messages.
 std::string onnxDataTypeName(int32_t elemType);
 
+// The element count of SHAPE; throws kiln::Error naming WHAT for a negative dim or an overflow.
+int64_t checkedNumel(const runtime::Shape& shape, const std::string& what);
+
 // Copies the tensor's data (raw_data or the typed field); throws kiln::Error naming WHAT when the
 // data is external, missing, of the wrong size or of an unsupported type.
 runtime::NDArray tensorFromProto(const ::onnx::TensorProto& proto, const std::string& what);

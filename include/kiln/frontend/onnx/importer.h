@@ -19,13 +19,18 @@ struct ImportOptions {
   // The sizes the symbols of the inputs' dims may take: a declared symbolic dim (ONNX dim_param)
   // named here, and a symbol in inputShapes, is sized at run time within its bounds.
   opdef::DimBounds dimBounds;
+  // The folder the locations of external data (initializers kept in files beside the model) are
+  // relative to; importing from a file sets it to the file's folder when empty. Empty for a model
+  // given as bytes: its external tensors are then refused.
+  std::string externalDataDir;
   // The registry the graph's ops come from (a compile context's); null: the builtin one.
   std::shared_ptr<const ir::OpRegistry> ops;
 };
 
-// Reads, validates and imports the model at PATH. Throws kiln::Error when the file is missing or
-// not a valid ONNX model, or uses an opset domain, operator, data type or dynamic shape kiln does
-// not support (the message names the node, op type and opset, or the input and dim).
+// Reads, validates and imports the model at PATH (its external data from beside it, mapped). Throws
+// kiln::Error when the file is missing or not a valid ONNX model, or uses an opset domain,
+// operator, data type or dynamic shape kiln does not support (the message names the node, op type
+// and opset, or the input and dim).
 std::unique_ptr<ir::Graph> importOnnx(const std::string& path, const ImportOptions& opts = {});
 
 // The same, for a serialized ModelProto held in memory; SOURCE names it in error messages.
