@@ -75,6 +75,10 @@ std::optional<opdef::DimList> NodeView::inputSizes(size_t i, const char* what) c
   return node_.inputs[i]->symbolicValue;
 }
 
+const opdef::DimBounds& NodeView::dimBounds() const {
+  return node_.graph != nullptr ? node_.graph->dimBounds : opdef::OpView::dimBounds();
+}
+
 std::optional<std::vector<double>> NodeView::inputDoubles(size_t i, const char* what) const {
   if (!hasInput(i)) opdef::fail(*this, inputName(i, what), " is required but was omitted");
   const Value* v = node_.inputs[i];

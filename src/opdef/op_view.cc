@@ -42,6 +42,11 @@ Dims knownDims(const DimList& dims) {
   return out;
 }
 
+const DimBounds& OpView::dimBounds() const {
+  static const DimBounds kNone;
+  return kNone;
+}
+
 bool allKnown(const Dims& dims) {
   for (int64_t d : dims) {
     if (d == kUnknownDim) return false;

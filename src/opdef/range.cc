@@ -26,7 +26,25 @@ int64_t rangeCountFloat(const OpView& op, double start, double limit, double del
   return n > 0 ? static_cast<int64_t>(n) : 0;
 }
 
-Dims rangeShape(const OpView& op, bool isFloat, bool float32) {
+namespace {
+
+// The count of an integer Range whose start or limit is a size in the graph's symbols (position
+// ids from the cache length to the cache length plus the sequence length): (limit - start) /
+// delta when the difference is a size (no negative coefficient) that a positive delta divides.
+Dim symbolicRangeCount(const OpView& op) {
+  std::optional<DimList> s = op.inputSizes(0, "start"), l = op.inputSizes(1, "limit");
+  std::optional<std::vector<int64_t>> d = op.inputInts(2, "delta");
+  if (!s || !l || !d || s->size() != 1 || l->size() != 1 || (*d)[0] <= 0) return Dim::unknown();
+  Dim diff = (*l)[0] - (*s)[0];
+  for (const Dim::Term& t : diff.terms()) {
+    if (t.coef < 0) return Dim::unknown();
+  }
+  return Dim::divideExactly(diff, Dim((*d)[0])).value_or(Dim::unknown());
+}
+
+}  // namespace
+
+DimList rangeShape(const OpView& op, bool isFloat, bool float32) {
   static const char* const kNames[] = {"start", "limit", "delta"};
   for (size_t i = 0; i < 3; ++i) {
     Dims s = op.inputShape(i);
@@ -37,12 +55,12 @@ Dims rangeShape(const OpView& op, bool isFloat, bool float32) {
   if (isFloat) {
     auto s = op.inputDoubles(0, kNames[0]), l = op.inputDoubles(1, kNames[1]);
     auto d = op.inputDoubles(2, kNames[2]);
-    if (!s || !l || !d) return {kUnknownDim};
+    if (!s || !l || !d) return {Dim::unknown()};
     return {rangeCountFloat(op, (*s)[0], (*l)[0], (*d)[0], float32)};
   }
   auto s = op.inputInts(0, kNames[0]), l = op.inputInts(1, kNames[1]);
   auto d = op.inputInts(2, kNames[2]);
-  if (!s || !l || !d) return {kUnknownDim};
+  if (!s || !l || !d) return {symbolicRangeCount(op)};
   return {rangeCountInt(op, (*s)[0], (*l)[0], (*d)[0])};
 }
 

@@ -62,9 +62,9 @@ std::vector<SliceRange> sliceRanges(const OpView& op) {
   if (!starts.values || !ends.values || (steps.present && !steps.values)) {
     if (!axes.present) return allUnknown(x);
     std::vector<SliceRange> ranges;
-    for (int64_t d : x) ranges.push_back({0, 1, d});
+    for (int64_t d : x) ranges.push_back({0, 1, d, true});
     for (int64_t d : normalizeAxes(op, *axes.values, rank)) {
-      ranges[static_cast<size_t>(d)].size = kUnknownDim;
+      ranges[static_cast<size_t>(d)] = {0, 1, kUnknownDim};
     }
     return ranges;
   }
@@ -83,7 +83,7 @@ std::vector<SliceRange> sliceRanges(const OpView& op) {
   }
   std::vector<int64_t> dims = normalizeAxes(op, axisList, rank);
   std::vector<SliceRange> ranges;
-  for (int64_t d : x) ranges.push_back({0, 1, d});
+  for (int64_t d : x) ranges.push_back({0, 1, d, true});
   for (size_t i = 0; i < n; ++i) {
     if (stepList[i] == 0) {
       fail(op, "steps ", listStr(stepList), " contain 0; expected non-zero steps");
@@ -101,6 +101,64 @@ std::vector<SliceRange> sliceRanges(const OpView& op) {
 Dims sliceShape(const std::vector<SliceRange>& ranges) {
   Dims out;
   for (const SliceRange& r : ranges) out.push_back(r.size);
+  return out;
+}
+
+namespace {
+
+// Whether A <= B for every size the symbols' BOUNDS allow.
+bool provablyAtMost(const Dim& a, const Dim& b, const DimBounds& bounds) {
+  std::optional<SizeRange> r = (b - a).range(bounds);
+  return r && r->min >= 0;
+}
+
+// The size of a unit-step slice [START, END) of a dim of size DIM where the three are sizes in
+// the graph's symbols: END - START when the bounds prove that ONNX's clamping changes nothing
+// (0 <= START <= END <= DIM, an END past DIM taken as DIM); unknown otherwise.
+Dim symbolicSliceSize(Dim start, Dim end, const Dim& dim, const DimBounds& bounds) {
+  constexpr int64_t kToEnd = int64_t{1} << 31;  // INT_MAX ends and larger mean "to the end"
+  if (start.isConst() && start.value() < 0) start = dim + start;
+  if (end.isConst() && end.value() >= kToEnd) end = dim;
+  if (end.isConst() && end.value() < 0) end = dim + end;
+  if (provablyAtMost(dim, end, bounds)) end = dim;
+  bool inRange = provablyAtMost(Dim(0), start, bounds) && provablyAtMost(start, end, bounds) &&
+                 provablyAtMost(end, dim, bounds);
+  return inRange ? end - start : Dim::unknown();
+}
+
+// The sliced dims whose starts or ends are sizes in the graph's symbols (a cache length, a
+// sequence length): their unit-step slices sized by symbolicSliceSize.
+void sliceSymbolicDims(const OpView& op, DimList& out) {
+  if (op.hasAttr("starts") || !op.hasInput(1) || !op.hasInput(2)) return;
+  std::optional<DimList> starts = op.inputSizes(1, "starts"), ends = op.inputSizes(2, "ends");
+  IntList axes = intsFromAttrOrInput(op, "axes", 3);
+  std::optional<std::vector<int64_t>> steps =
+      op.hasInput(4) ? op.inputInts(4, "steps") : std::vector<int64_t>(out.size(), 1);
+  if (!starts || !ends || (axes.present && !axes.values) || !steps) return;
+  std::vector<int64_t> axisList;
+  for (size_t i = 0; i < starts->size(); ++i) {
+    axisList.push_back(axes.present ? (*axes.values).at(i) : static_cast<int64_t>(i));
+  }
+  if (ends->size() != starts->size() || axisList.size() != starts->size()) return;
+  DimList in = op.inputDims(0);
+  std::vector<int64_t> dims = normalizeAxes(op, axisList, static_cast<int64_t>(in.size()));
+  for (size_t i = 0; i < dims.size(); ++i) {
+    auto d = static_cast<size_t>(dims[i]);
+    if (out[d].isUnknown() && i < steps->size() && (*steps)[i] == 1) {
+      out[d] = symbolicSliceSize((*starts)[i], (*ends)[i], in[d], op.dimBounds());
+    }
+  }
+}
+
+}  // namespace
+
+DimList sliceDims(const OpView& op) {
+  std::vector<SliceRange> ranges = sliceRanges(op);
+  DimList in = op.inputDims(0), out;
+  for (size_t d = 0; d < ranges.size(); ++d) {
+    out.push_back(ranges[d].whole ? in[d] : Dim::fromShape(ranges[d].size));
+  }
+  sliceSymbolicDims(op, out);
   return out;
 }
 

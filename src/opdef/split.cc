@@ -71,13 +71,13 @@ int64_t splitAxis(const OpView& op) {
   return normalizeAxis(op, op.attrInt("axis", 0), rank);
 }
 
-std::vector<Dims> splitShapes(const OpView& op) {
-  Dims in = op.inputShape(0);
+std::vector<DimList> splitShapes(const OpView& op) {
+  DimList in = op.inputDims(0);
   auto axis = static_cast<size_t>(splitAxis(op));
-  std::vector<Dims> outs;
-  for (int64_t size : partSizes(op, in[axis])) {
+  std::vector<DimList> outs;
+  for (int64_t size : partSizes(op, in[axis].valueOr(kUnknownDim))) {
     outs.push_back(in);
-    outs.back()[axis] = size;
+    outs.back()[axis] = Dim::fromShape(size);
   }
   return outs;
 }

@@ -28,6 +28,7 @@ class NodeView : public opdef::OpView {
   std::optional<std::vector<double>> inputDoubles(size_t i, const char* what) const override;
   opdef::DimList inputDims(size_t i) const override;
   std::optional<opdef::DimList> inputSizes(size_t i, const char* what) const override;
+  const opdef::DimBounds& dimBounds() const override;
 
  private:
   const Node& node_;

@@ -56,6 +56,8 @@ class OpView {
   // time a shape computation's, written in the graph's symbols; nullopt otherwise. (By default
   // inputInts'.)
   virtual std::optional<DimList> inputSizes(size_t i, const char* what) const;
+  // The bounds of the symbols sizes are written in (none by default, and at run time).
+  virtual const DimBounds& dimBounds() const;
 };
 
 template <typename... Args>

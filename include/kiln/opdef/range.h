@@ -17,8 +17,9 @@ namespace kiln::opdef {
 int64_t rangeCountInt(const OpView& op, int64_t start, int64_t limit, int64_t delta);
 int64_t rangeCountFloat(const OpView& op, double start, double limit, double delta, bool float32);
 
-// Range's output shape [n] from the scalar inputs when they are known, [kUnknownDim] otherwise.
-Dims rangeShape(const OpView& op, bool isFloat, bool float32);
+// Range's output shape [n] from the scalar inputs when they are known (an integer Range's count
+// may be a size in the graph's symbols), [unknown] otherwise.
+DimList rangeShape(const OpView& op, bool isFloat, bool float32);
 
 // The N values start, start + delta, ... accumulated in T.
 template <typename T>

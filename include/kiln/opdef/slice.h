@@ -15,12 +15,15 @@ struct SliceRange {
   int64_t start = 0;
   int64_t step = 1;
   int64_t size = 0;
+  bool whole = false;  // a dim the Slice does not touch: all of it, whatever its size
 };
 
 // The ranges of every dim of input 0 (untouched dims: start 0, step 1, full size), from inputs 1-4
 // (opset >= 10) or the starts/ends/axes attributes (before).
 std::vector<SliceRange> sliceRanges(const OpView& op);
 Dims sliceShape(const std::vector<SliceRange>& ranges);
+// The output dims with sizes: an untouched dim keeps its (possibly symbolic) size.
+DimList sliceDims(const OpView& op);
 
 // One dim's range for START, END (indices as ONNX gives them: negative from the end, clamped) and
 // STEP (non-zero) over a dim of size DIM.

@@ -9,6 +9,6 @@ namespace kiln::opdef {
 int64_t splitAxis(const OpView& op);  // normalised `axis` (default 0)
 // Each output's dims: the input's, with the axis cut into the parts; a part's size is unknown when
 // the sizes or the axis dim are known only at run time.
-std::vector<Dims> splitShapes(const OpView& op);
+std::vector<DimList> splitShapes(const OpView& op);
 
 }  // namespace kiln::opdef

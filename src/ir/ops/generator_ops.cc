@@ -67,7 +67,8 @@ void inferRange(Node& node) {
     fail(node, "inputs have type ", t.str(), "; expected a float or signed integer type");
   }
   setOutput(node, 0,
-            {t, opdef::rangeShape(NodeView(node), isFloatType(t), t == DataType::float32())});
+            TensorType::of(
+                t, opdef::rangeShape(NodeView(node), isFloatType(t), t == DataType::float32())));
 }
 
 }  // namespace
@@ -93,7 +94,8 @@ void registerGeneratorOps(const OpAdder& add) {
        .sinceVersion = 11,
        .shapeInputs = {0, 1, 2},
        .inferRunTime = inferRange,
-       .inferTypes = inferRange});
+       .inferTypes = inferRange,
+       .symbolicSizes = true});
 }
 
 }  // namespace kiln::ir::ops

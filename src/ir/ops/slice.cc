@@ -12,7 +12,7 @@ namespace {
 
 void inferSlice(Node& node) {
   const TensorType& x = inputType(node, 0);
-  setOutput(node, 0, {x.dtype, opdef::sliceShape(opdef::sliceRanges(NodeView(node)))});
+  setOutput(node, 0, TensorType::of(x.dtype, opdef::sliceDims(NodeView(node))));
 }
 
 }  // namespace
@@ -25,7 +25,8 @@ void registerSliceOps(const OpAdder& add) {
        .sinceVersion = 1,
        .shapeInputs = {1, 2, 3, 4},
        .inferRunTime = inferSlice,
-       .inferTypes = inferSlice});
+       .inferTypes = inferSlice,
+       .symbolicSizes = true});
 }
 
 }  // namespace kiln::ir::ops

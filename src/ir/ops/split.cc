@@ -13,8 +13,8 @@ namespace {
 // The parts are src/opdef's rule, which the runtime's Split follows too.
 void inferSplit(Node& node) {
   DataType dtype = inputType(node, 0, "input").dtype;
-  std::vector<opdef::Dims> outs = opdef::splitShapes(NodeView(node));
-  for (size_t i = 0; i < outs.size(); ++i) setOutput(node, i, {dtype, outs[i]});
+  std::vector<opdef::DimList> outs = opdef::splitShapes(NodeView(node));
+  for (size_t i = 0; i < outs.size(); ++i) setOutput(node, i, TensorType::of(dtype, outs[i]));
 }
 
 }  // namespace
@@ -28,7 +28,8 @@ void registerSplitOps(const OpAdder& add) {
        .sinceVersion = 1,
        .shapeInputs = {1},
        .inferRunTime = inferSplit,
-       .inferTypes = inferSplit});
+       .inferTypes = inferSplit,
+       .symbolicSizes = true});
 }
 
 }  // namespace kiln::ir::ops

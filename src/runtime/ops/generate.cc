@@ -35,8 +35,8 @@ void runRange(RuntimeOpContext& ctx) {
     if constexpr (std::is_same_v<T, bool> || std::is_unsigned_v<T>) {
       fail(ctx, dt.str(), " is not a Range type; expected a float or signed integer type");
     } else {
-      opdef::Dims shape =
-          opdef::rangeShape(view, std::is_floating_point_v<T>, std::is_same_v<T, float>);
+      opdef::Dims shape = opdef::knownDims(
+          opdef::rangeShape(view, std::is_floating_point_v<T>, std::is_same_v<T, float>));
       NDArray y = ctx.output(0, shape);
       if constexpr (std::is_floating_point_v<T>) {
         opdef::rangeFill(static_cast<T>(inputScalarDouble(ctx, 0, "start")),

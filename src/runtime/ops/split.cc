@@ -12,7 +12,9 @@ void runSplit(RuntimeOpContext& ctx) {
   const NDArray& x = ctx.input(0);
   ContextView view(ctx);
   auto d = static_cast<size_t>(opdef::splitAxis(view));
-  std::vector<opdef::Dims> shapes = opdef::splitShapes(view);
+  std::vector<opdef::Dims> shapes;
+  for (const opdef::DimList& dims : opdef::splitShapes(view))
+    shapes.push_back(opdef::knownDims(dims));
   std::vector<int64_t> strides = rowMajorStrides(x.shape());
   int64_t offset = 0;
   for (size_t o = 0; o < shapes.size(); ++o) {
