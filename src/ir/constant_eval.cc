@@ -27,6 +27,7 @@ const std::map<std::string, eval::Evaluator>& evaluators() {
       {"Reshape", eval::evalSameData},
       {"Flatten", eval::evalSameData},
       {"Cast", eval::evalCast},
+      {"Split", eval::evalSplit},
       {"Slice", eval::evalSlice},
       {"ConstantOfShape", eval::evalConstantOfShape},
       {"Range", eval::evalRange},
@@ -149,7 +150,7 @@ std::optional<std::vector<NDArray>> evaluateConstant(const Node& node, FoldBudge
   eval::Outputs result = it->second(node, types);
   if (!result) return std::nullopt;
   budget.take(bytes);
-  // Dropout-like optional outputs do not exist here: every evaluated op has one output.
+  // Dropout-like optional outputs do not exist here: every output of an evaluated op is computed.
   KILN_CHECK(result->size() == types.size(), nodeLabel(node), ": evaluator returned ",
              result->size(), " outputs for ", types.size());
   for (size_t i = 0; i < types.size(); ++i) {

@@ -50,7 +50,7 @@ std::string NodeView::inputTypeStr(size_t i) const {
 bool NodeView::inputIsInteger(size_t i) const {
   if (!hasInput(i)) return false;
   DataType t = node_.inputs[i]->type.dtype;
-  return t.lanes == 1 && (t.code == kDLInt || t.code == kDLUInt);
+  return t.lanes == 1 && (t.code == kDLInt || t.code == kDLUInt || t.code == kDLBool);
 }
 
 std::optional<std::vector<int64_t>> NodeView::inputInts(size_t i, const char* what) const {
@@ -70,6 +70,12 @@ opdef::DimList NodeView::inputDims(size_t i) const {
 }
 
 std::optional<opdef::DimList> NodeView::inputSizes(size_t i, const char* what) const {
+  if (hasInput(i) && node_.inputs[i]->type.dtype.isBool()) {  // a comparison of sizes: 0 and 1
+    const Value* v = node_.inputs[i];
+    if (!v->isConstant()) return v->symbolicValue;
+    std::vector<int64_t> bits = loadInts(*v->constant);
+    return opdef::DimList(bits.begin(), bits.end());
+  }
   std::optional<std::vector<int64_t>> ints = inputInts(i, what);  // checks the dtype
   if (ints) return opdef::DimList(ints->begin(), ints->end());
   return node_.inputs[i]->symbolicValue;

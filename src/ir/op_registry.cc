@@ -169,7 +169,7 @@ void followShapeValues(Node& node) {
     symbolic = symbolic || (v && (v->symbolicValue || v->type.hasSymbolicDims()));
   }
   DataType t = out->type.dtype;
-  bool integer = t.lanes == 1 && (t.code == kDLInt || t.code == kDLUInt);
+  bool integer = t.lanes == 1 && (t.code == kDLInt || t.code == kDLUInt || t.code == kDLBool);
   if (!symbolic || !integer || !out->type.isStatic() || out->type.rank() > 1) return;
   out->symbolicValue = opdef::shapeValues(NodeView(node));
 }

@@ -1,8 +1,10 @@
 // What the shape computations of exported models compute, followed as sizes in the graph's
 // symbols: Shape and Size, the ops that move such values (Identity, Cast, Reshape, Squeeze,
-// Unsqueeze, Flatten, Concat, Gather, Slice) and integer arithmetic on them.
+// Unsqueeze, Flatten, Concat, Gather, Slice), integer arithmetic on them, and Equal and Where
+// (the "-1 keeps the dim" rewrite of Expand's shape).
 #include "kiln/opdef/shape_values.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 
@@ -107,6 +109,45 @@ std::optional<Dim> divide(const Dim& a, const Dim& b) {
   return Dim::divideExactly(a, b);
 }
 
+// Sizes are never negative: a size with no negative coefficient differs from a negative constant
+// (exporters compare shapes with -1 to find Expand's "keep this dim").
+bool neverNegative(const Dim& d) {
+  if (d.isUnknown()) return false;
+  for (const Dim::Term& t : d.terms()) {
+    if (t.coef < 0) return false;
+  }
+  return true;
+}
+
+// Equal of sizes: 1 where they are known equal, 0 where known to differ, unknown otherwise.
+std::optional<Dim> equalSizes(const Dim& a, const Dim& b) {
+  if (sameSize(a, b)) return Dim(1);
+  if (a.isConst() && b.isConst()) return Dim(a.value() == b.value() ? 1 : 0);
+  if ((a.isConst() && a.value() < 0 && neverNegative(b)) ||
+      (b.isConst() && b.value() < 0 && neverNegative(a))) {
+    return Dim(0);
+  }
+  return std::nullopt;
+}
+
+// Where over sizes, its condition known element by element (one-element operands broadcast).
+Values whereOf(const OpView& op) {
+  Values cond = sizesOf(op, 0), x = sizesOf(op, 1), y = sizesOf(op, 2);
+  if (!cond || !x || !y) return std::nullopt;
+  size_t n = std::max({cond->size(), x->size(), y->size()});
+  for (const DimList* v : {&*cond, &*x, &*y}) {
+    if (v->size() != n && v->size() != 1) return std::nullopt;
+  }
+  auto at = [n](const DimList& v, size_t k) { return v[v.size() == n ? k : 0]; };
+  DimList out;
+  for (size_t k = 0; k < n; ++k) {
+    Dim c = at(*cond, k);
+    if (!c.isConst()) return std::nullopt;
+    out.push_back(c.value() != 0 ? at(*x, k) : at(*y, k));
+  }
+  return out;
+}
+
 Values negOf(const OpView& op) {
   Values a = sizesOf(op, 0);
   if (!a) return std::nullopt;
@@ -131,6 +172,8 @@ std::optional<DimList> shapeValues(const OpView& op) {
       {"Gather", gatherOf},
       {"Slice", sliceOf},
       {"Neg", negOf},
+      {"Where", whereOf},
+      {"Equal", [](const OpView& o) { return arithmetic(o, equalSizes); }},
       {"Add",
        [](const OpView& o) {
          return arithmetic(o, [](const Dim& a, const Dim& b) { return a + b; });

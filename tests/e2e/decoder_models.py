@@ -79,6 +79,15 @@ class LlamaBlock(torch.nn.Module):
         self.up = torch.nn.Linear(d, hidden, bias=False)
         self.down = torch.nn.Linear(hidden, d, bias=False)
 
+    def repeat_kv(self, t):
+        """Each key/value head serves HEADS / KV_HEADS query heads (Hugging Face's repeat_kv)."""
+        group = self.heads // self.kv_heads
+        if group == 1:
+            return t
+        b, kvh, length, hd = t.shape
+        return t[:, :, None, :, :].expand(b, kvh, group, length, hd).reshape(
+            b, kvh * group, length, hd)
+
     def forward(self, x, cos, sin, mask, past_k, past_v):
         b, s, _ = x.shape
         h = self.norm1(x)
@@ -89,9 +98,7 @@ class LlamaBlock(torch.nn.Module):
         k = k * cos + rotate_half(k) * sin
         k = torch.cat([past_k, k], dim=2)
         v = torch.cat([past_v, v], dim=2)
-        group = self.heads // self.kv_heads
-        kk = k.repeat_interleave(group, dim=1) if group > 1 else k
-        vv = v.repeat_interleave(group, dim=1) if group > 1 else v
+        kk, vv = self.repeat_kv(k), self.repeat_kv(v)
         scores = q @ kk.transpose(-1, -2) / math.sqrt(self.head_dim) + mask
         attn = torch.softmax(scores, dim=-1) @ vv
         x = x + self.o(attn.transpose(1, 2).reshape(b, s, self.heads * self.head_dim))

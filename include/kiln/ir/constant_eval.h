@@ -34,7 +34,7 @@ inline constexpr uint64_t kFoldAllowance = uint64_t{16} << 20;
 
 // NODE's outputs, computed on the CPU, when every non-omitted input is a constant (Shape and Size:
 // always, their input's type is static) and the op is one of: Constant, Identity, Shape, Size,
-// Gather, Unsqueeze, Squeeze, Concat, Reshape, Flatten, Cast, Slice, ConstantOfShape, Range,
+// Gather, Unsqueeze, Squeeze, Concat, Reshape, Flatten, Cast, Split, Slice, ConstantOfShape, Range,
 // Expand, Transpose, and Add/Sub/Mul/Div/Neg/Equal/Less/Greater/LessOrEqual/GreaterOrEqual/Min/
 // Max/Mod on int32/int64/float32/float64, And/Or/Xor/Not, Where. nullopt otherwise. The result
 // follows ONNX exactly (integer Div truncates toward zero, integer overflow wraps, float -> int

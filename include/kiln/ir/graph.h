@@ -33,7 +33,7 @@ struct TensorType {
   // Empty, or one entry per dim: the size of each kDynamicDim as a polynomial in the graph's
   // symbols (Graph::dimBounds), or unknown where the data decides it; known dims repeat SHAPE's.
   // Read and written through dim(), dims() and setDims(), which keep the two in step.
-  std::vector<opdef::Dim> symbolicDims;
+  std::vector<opdef::Dim> symbolicDims = {};
 
   static TensorType sequenceOf(const TensorType& element);
   static TensorType optionalOf(const TensorType& element);  // a tensor or sequence type

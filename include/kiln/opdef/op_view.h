@@ -41,7 +41,8 @@ class OpView {
   virtual Dims inputShape(size_t i) const = 0;
   // Input I's type as messages write it: "float32[2,?]".
   virtual std::string inputTypeStr(size_t i) const = 0;
-  // Whether input I is given and holds integers (the values inputInts and inputSizes read).
+  // Whether input I is given and holds integers or bools (the values inputSizes reads; bools as
+  // 0 and 1).
   virtual bool inputIsInteger(size_t i) const = 0;
   // Input I's elements when they are known now (always at run time; for constants at compile
   // time); nullopt otherwise. inputInts accepts integer dtypes only (WHAT names the input in the
@@ -52,9 +53,9 @@ class OpView {
   // Input I's dims as sizes: constants, sizes in the graph's symbols, or unknown. (By default
   // inputShape's, with kUnknownDim unknown.)
   virtual DimList inputDims(size_t i) const;
-  // The elements of integer input I as sizes when they are known now: a constant's, or at compile
-  // time a shape computation's, written in the graph's symbols; nullopt otherwise. (By default
-  // inputInts'.)
+  // The elements of integer (or bool: 0 and 1) input I as sizes when they are known now: a
+  // constant's, or at compile time a shape computation's, written in the graph's symbols; nullopt
+  // otherwise. (By default inputInts'.)
   virtual std::optional<DimList> inputSizes(size_t i, const char* what) const;
   // The bounds of the symbols sizes are written in (none by default, and at run time).
   virtual const DimBounds& dimBounds() const;

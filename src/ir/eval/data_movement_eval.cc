@@ -1,5 +1,5 @@
-// Constant evaluation of ops that only move elements: reshape-likes, Gather, Concat, Slice,
-// Expand and Transpose. They copy element bytes, so they work for every dtype.
+// Constant evaluation of ops that only move elements: reshape-likes, Gather, Concat, Split,
+// Slice, Expand and Transpose. They copy element bytes, so they work for every dtype.
 #include "eval_util.h"
 #include "evaluators.h"
 #include "kiln/ir/node_view.h"
@@ -61,6 +61,36 @@ Outputs evalConcat(const Node& node, const std::vector<TensorType>& out) {
     }
   }
   return std::vector<NDArray>{result};
+}
+
+// Each output is the next OUT[k].shape[axis] entries of the axis (its inferred type, by the rule
+// the runtime's Split follows).
+Outputs evalSplit(const Node& node, const std::vector<TensorType>& out) {
+  const NDArray& data = in(node, 0);
+  const Shape& shape = data.shape();
+  auto axis = static_cast<size_t>(node.attrs.getInt("axis", 0) < 0
+                                      ? node.attrs.getInt("axis", 0) + data.ndim()
+                                      : node.attrs.getInt("axis", 0));
+  int64_t outer = 1;
+  int64_t inner = 1;
+  for (size_t d = 0; d < axis; ++d) outer *= shape[d];
+  for (size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
+  auto row = static_cast<size_t>(inner) * data.dtype().bytes();
+  const auto* src = static_cast<const char*>(data.data());
+  std::vector<NDArray> results;
+  int64_t start = 0;
+  for (const TensorType& t : out) {
+    int64_t part = t.shape[axis];
+    results.push_back(NDArray::empty(t.shape, t.dtype));
+    auto* dst = static_cast<char*>(results.back().data());
+    for (int64_t o = 0; o < outer && part > 0; ++o) {
+      std::memcpy(dst + static_cast<size_t>(o * part) * row,
+                  src + static_cast<size_t>(o * shape[axis] + start) * row,
+                  static_cast<size_t>(part) * row);
+    }
+    start += part;
+  }
+  return results;
 }
 
 Outputs evalSlice(const Node& node, const std::vector<TensorType>& out) {

@@ -25,6 +25,7 @@ Outputs evalRange(const Node& node, const std::vector<TensorType>& out);
 Outputs evalSameData(const Node& node, const std::vector<TensorType>& out);  // reshape-likes
 Outputs evalGather(const Node& node, const std::vector<TensorType>& out);
 Outputs evalConcat(const Node& node, const std::vector<TensorType>& out);
+Outputs evalSplit(const Node& node, const std::vector<TensorType>& out);
 Outputs evalSlice(const Node& node, const std::vector<TensorType>& out);
 Outputs evalExpand(const Node& node, const std::vector<TensorType>& out);
 Outputs evalTranspose(const Node& node, const std::vector<TensorType>& out);

@@ -40,7 +40,7 @@ std::string ContextView::inputTypeStr(size_t i) const {
 bool ContextView::inputIsInteger(size_t i) const {
   if (!hasInput(i)) return false;
   DataType t = ctx_.input(i).dtype();
-  return t.lanes == 1 && (t.code == kDLInt || t.code == kDLUInt);
+  return t.lanes == 1 && (t.code == kDLInt || t.code == kDLUInt || t.code == kDLBool);
 }
 
 std::optional<std::vector<int64_t>> ContextView::inputInts(size_t i, const char* what) const {

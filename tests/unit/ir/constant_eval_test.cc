@@ -98,6 +98,22 @@ TEST_F(ConstantEvalTest, Concat) {
   EXPECT_EQ(values<int64_t>(r), (std::vector<int64_t>{1, 2, 5, 3, 4, 6}));
 }
 
+// Every part of a Split, along an inner axis (rows interleave) and with uneven given sizes.
+TEST_F(ConstantEvalTest, SplitGivesEveryPart) {
+  Value* x = c(int64Array({2, 3}, {1, 2, 3, 4, 5, 6}));
+  Node* n = t.add("Split", {x, ints({1, 2})}, testing::attrs({{"axis", int64_t{1}}}), 2);
+  std::optional<std::vector<NDArray>> r = evaluateConstant(*n);
+  ASSERT_TRUE(r.has_value());
+  ASSERT_EQ(r->size(), 2u);
+  EXPECT_EQ((*r)[0].shape(), (Shape{2, 1}));
+  EXPECT_EQ(values<int64_t>((*r)[0]), (std::vector<int64_t>{1, 4}));
+  EXPECT_EQ(values<int64_t>((*r)[1]), (std::vector<int64_t>{2, 3, 5, 6}));
+  n = t.add("Split", {c(int64Array({4}, {7, 8, 9, 10}))}, {}, 2);
+  r = evaluateConstant(*n);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(values<int64_t>((*r)[1]), (std::vector<int64_t>{9, 10}));
+}
+
 TEST_F(ConstantEvalTest, SliceWithStepsAndClamping) {
   std::vector<int64_t> data(10);
   for (int64_t i = 0; i < 10; ++i) data[static_cast<size_t>(i)] = i * 10;

@@ -54,6 +54,21 @@ TEST(SymbolicShapes, ShapeComputationsCarryTheirSizes) {
   EXPECT_EQ(*g->findValue("heads")->symbolicValue, (opdef::DimList{1, Dim::symbol("seq"), 2, 4}));
 }
 
+// Exporters write Expand's shape as Where(Equal(shape, -1), 1, shape): a size is never -1.
+TEST(SymbolicShapes, EqualAndWhereOverSizesAreFollowed) {
+  std::unique_ptr<Graph> g = parseGraph(R"(graph main(%x: float32[n,4]) dims "n<=8" {
+  %neg = const int64[] [-1]
+  %ones = const int64[2] [1, 1]
+  %s = Shape(%x) : int64[2]
+  %eq = Equal(%s, %neg) : bool[2]
+  %w = Where(%eq, %ones, %s) : int64[2]
+  %y = Expand(%x, %w) : float32[n,4]
+  return %y
+})");
+  EXPECT_EQ(*g->findValue("eq")->symbolicValue, (opdef::DimList{0, 0}));
+  EXPECT_EQ(*g->findValue("w")->symbolicValue, (opdef::DimList{Dim::symbol("n"), 4}));
+}
+
 // Dim 2 of Shape([1,seq,8]) is 8 whatever seq is: it folds to a constant.
 TEST(SymbolicShapes, AShapeValueWithoutSymbolsFoldsToAConstant) {
   std::unique_ptr<Graph> g = parseGraph(R"(graph main(%x: float32[1,seq,8]) dims "seq<=4" {
