@@ -77,8 +77,9 @@ TEST(Dim, EvaluatesForOneRunsValues) {
 }
 
 TEST(Dim, ParsesWhatItPrints) {
-  for (Dim d : {Dim(0), Dim(42), Dim(-3), sym("seq"), sym("past") + sym("seq") + 1,
-                sym("batch") * sym("seq") * 2 - 1, Dim(5) - sym("x") * sym("x"), Dim::unknown()}) {
+  for (const Dim& d :
+       {Dim(0), Dim(42), Dim(-3), sym("seq"), sym("past") + sym("seq") + 1,
+        sym("batch") * sym("seq") * 2 - 1, Dim(5) - sym("x") * sym("x"), Dim::unknown()}) {
     EXPECT_EQ(Dim::parse(d.str()), d) << d.str();
   }
   EXPECT_EQ(Dim::parse("2*seq*3"), sym("seq") * 6);
