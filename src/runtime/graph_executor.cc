@@ -482,7 +482,7 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
   // Sizes the plan's symbols from the inputs given; they must agree on each.
   void bindSymbols() {
     if (plan_->symbols.empty()) return;
-    SymbolBinder binder(plan_->symbols);
+    binder_.restart();
     for (int64_t id : plan_->inputs) {
       const GraphTensor& t = plan_->tensors[id];
       if (t.symbolicDims.empty()) continue;
@@ -490,7 +490,7 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
         throw Error(strCat("run(): model '", plan_->model, "': input '", t.name,
                            "' is sized at run time and has not been set"));
       }
-      binder.bind(t.name, t.symbolicDims, tensors_[id].shape());
+      binder_.bind(t.name, t.symbolicDims, tensors_[id].shape());
     }
   }
 
@@ -603,6 +603,7 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
   }
 
   std::shared_ptr<const GraphPlan> plan_;
+  SymbolBinder binder_{plan_->symbols};  // sizes the plan's symbols, once per run
   std::vector<NDArray> storages_;
   std::vector<bool> bound_;        // per storage: a caller's buffer replaces it (zero-copy I/O)
   std::vector<NDArray> tensors_;   // per tensor id: a view into a storage, or a parameter

@@ -1,6 +1,8 @@
 // Evaluates and reads sizes written in a model's symbols.
 #include "symbolic_dims.h"
 
+#include <algorithm>
+
 #include "kiln/support/error.h"
 
 namespace kiln::runtime {
@@ -57,6 +59,11 @@ void checkSymbolBounds(const char* function, const std::string& name,
   }
 }
 
+void SymbolBinder::restart() {
+  std::fill(values_.begin(), values_.end(), -1);
+  std::fill(from_.begin(), from_.end(), nullptr);
+}
+
 void SymbolBinder::bind(const std::string& name, const std::vector<SymbolicDim>& dims,
                         const std::vector<int64_t>& shape) {
   for (size_t axis = 0; axis < dims.size() && axis < shape.size(); ++axis) {
@@ -64,11 +71,11 @@ void SymbolBinder::bind(const std::string& name, const std::vector<SymbolicDim>&
     if (s < 0) continue;
     if (values_[s] >= 0 && values_[s] != shape[axis]) {
       throw Error(strCat("run(): input '", name, "' has '", symbols_[s].name, "' = ", shape[axis],
-                         " (dim ", axis, "), but input '", from_[s], "' has it = ", values_[s],
+                         " (dim ", axis, "), but input '", *from_[s], "' has it = ", values_[s],
                          "; a symbol takes one size per run"));
     }
     values_[s] = shape[axis];
-    from_[s] = name;
+    from_[s] = &name;
   }
 }
 

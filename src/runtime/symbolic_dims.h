@@ -36,13 +36,15 @@ void checkSymbolBounds(const char* function, const std::string& name,
                        const std::vector<SymbolicDim>& dims, const std::vector<int64_t>& shape,
                        const std::vector<GraphSymbol>& symbols);
 
-// Symbol values, taken from the inputs that have them as dims; each symbol takes one value.
+// Symbol values, taken from the inputs that have them as dims; each symbol takes one value. An
+// executor keeps one and starts it again every run, so sizing the symbols allocates nothing.
 class SymbolBinder {
  public:
   explicit SymbolBinder(const std::vector<GraphSymbol>& symbols)
-      : symbols_(symbols), values_(symbols.size(), -1), from_(symbols.size()) {}
+      : symbols_(symbols), values_(symbols.size(), -1), from_(symbols.size(), nullptr) {}
+  void restart();  // every symbol unsized again
   // Takes the symbols of input NAME (DIMS) from its SHAPE; kiln::Error when a symbol already took
-  // another value from another input.
+  // another value from another input. NAME must outlive the run (the plan's tensor name).
   void bind(const std::string& name, const std::vector<SymbolicDim>& dims,
             const std::vector<int64_t>& shape);
   const std::vector<int64_t>& values() const { return values_; }
@@ -50,7 +52,7 @@ class SymbolBinder {
  private:
   const std::vector<GraphSymbol>& symbols_;
   std::vector<int64_t> values_;
-  std::vector<std::string> from_;  // the input each value came from
+  std::vector<const std::string*> from_;  // the input each value came from
 };
 
 // Reads "symbols": [{"name", "min", "max"}]; kiln::Error for a bad entry.
