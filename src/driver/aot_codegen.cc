@@ -72,6 +72,11 @@ std::string aotEntrySymbol(const std::string& model) { return strCat("kiln_", mo
 // neither.
 void refuseRuntimeOps(const LoweredModel& model) {
   for (size_t k = 0; k < model.kernels.size(); ++k) {
+    if (model.kernels[k].readsSymbols) {
+      throw Error(strCat("--executor aot cannot run kernel '", model.groups[k].name,
+                         "': it is sized by the symbols of --dim-bounds, which an entry function "
+                         "over a static plan cannot size; use --executor graph"));
+    }
     if (model.kernels[k].runtimeOp) {
       const ir::Node& node = *model.groups[k].nodes.front();
       throw Error(strCat("--executor aot cannot run ", ir::nodeLabel(node),

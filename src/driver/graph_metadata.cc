@@ -81,14 +81,14 @@ class TensorTable {
       t["offset"] = 0;
       params_.push(Json(static_cast<int64_t>(tensors_.size())));
       out_.params.emplace_back(v->name, *v->constant);
-    } else if (!v->type.isStatic()) {
-      t["storage"] = runtime::kRunTimeStorage;
-      t["offset"] = 0;
-    } else {
-      auto slot = plan_.slots.find(v);
-      KILN_CHECK(slot != plan_.slots.end(), "value '", v->name, "' has no place in the plan");
+    } else if (auto slot = plan_.slots.find(v); slot != plan_.slots.end()) {
       t["storage"] = slot->second.storage;
       t["offset"] = slot->second.offset;
+      if (!v->type.isStatic()) t["capacity"] = shapeJson(*v->type.capacity(bounds_));
+    } else {
+      KILN_CHECK(!v->type.isStatic(), "value '", v->name, "' has no place in the plan");
+      t["storage"] = runtime::kRunTimeStorage;
+      t["offset"] = 0;
     }
     int64_t id = static_cast<int64_t>(tensors_.size());
     tensors_.push(std::move(t));
@@ -171,6 +171,7 @@ GraphExecutorModel buildGraphMetadata(const ir::Graph& graph,
       call["offload"] = std::move(offload);
     } else {
       call["symbol"] = k.func.name;
+      if (k.readsSymbols) call["reads_symbols"] = true;
     }
     call["args"] = std::move(args);
     // A runtime op's args hold every output of its node (-1 for one nothing reads).

@@ -2,6 +2,8 @@
 // and the registries compile contexts extend from it.
 #include "kiln/ir/op_registry.h"
 
+#include <algorithm>
+
 #include "kiln/ir/node_view.h"
 #include "kiln/opdef/shape_values.h"
 #include "kiln/runtime/runtime_op.h"
@@ -112,24 +114,64 @@ const OpRegistry& opsOf(const Node& node) {
 
 std::string nodeLabel(const Node& node) { return strCat(node.op, " '", node.name, "'"); }
 
+bool computesSizesOnly(const Node& node) {
+  if (node.graph == nullptr || node.graph->dimBounds.empty() || node.outputs.size() != 1) {
+    return false;
+  }
+  const Value* out = node.outputs[0];
+  if (out == nullptr || !out->symbolicValue || !out->type.isStatic()) return false;
+  const opdef::DimList& sizes = *out->symbolicValue;
+  if (static_cast<int64_t>(sizes.size()) != out->type.numel()) return false;
+  const opdef::DimBounds& bounds = node.graph->dimBounds;
+  return std::all_of(sizes.begin(), sizes.end(),
+                     [&bounds](const opdef::Dim& d) { return d.range(bounds).has_value(); });
+}
+
 bool runsInRuntime(const Node& node) {
+  if (computesSizesOnly(node)) return false;
   if (hasRunTimeShapes(node)) return true;
   const OpDef* def = opsOf(node).find(node.op);
   return def != nullptr && def->runtimeForm && def->runtimeForm(node);
 }
 
+namespace {
+
+bool takesSymbolicSizes(const OpDef& def) {
+  return def.symbolicKernel || def.opClass == OpClass::kElementwise;
+}
+
+// Whether V's size is known when NODE's kernel runs: static, or (SYMBOLIC) placed at its bounds.
+bool sizedForKernel(const Value* v, bool symbolic, const opdef::DimBounds& bounds) {
+  if (v == nullptr || v->type.isStatic()) return true;
+  return symbolic && v->type.capacity(bounds).has_value();
+}
+
+// Whether shape input V's values are known when the kernel runs: a constant, or (SYMBOLIC)
+// sizes in bounded symbols.
+bool valuesForKernel(const Value* v, bool symbolic, const opdef::DimBounds& bounds) {
+  if (v == nullptr || v->isConstant()) return true;
+  if (!symbolic || !v->symbolicValue) return false;
+  return std::all_of(v->symbolicValue->begin(), v->symbolicValue->end(),
+                     [&bounds](const opdef::Dim& d) { return d.range(bounds).has_value(); });
+}
+
+}  // namespace
+
 bool hasRunTimeShapes(const Node& node) {
+  const OpDef* def = opsOf(node).find(node.op);
+  static const opdef::DimBounds kNoBounds;
+  const opdef::DimBounds& bounds = node.graph != nullptr ? node.graph->dimBounds : kNoBounds;
+  bool symbolic = def != nullptr && takesSymbolicSizes(*def) && !bounds.empty();
   for (const Value* v : node.inputs) {
-    if (v && !v->type.isStatic()) return true;
+    if (!sizedForKernel(v, symbolic, bounds)) return true;
   }
   for (const Value* v : node.outputs) {
-    if (v && !v->type.isStatic()) return true;
+    if (!sizedForKernel(v, symbolic, bounds)) return true;
   }
-  const OpDef* def = opsOf(node).find(node.op);
   if (def == nullptr) return false;
   for (int i : def->shapeInputs) {
     auto k = static_cast<size_t>(i);
-    if (k < node.inputs.size() && node.inputs[k] && !node.inputs[k]->isConstant()) return true;
+    if (k < node.inputs.size() && !valuesForKernel(node.inputs[k], symbolic, bounds)) return true;
   }
   return false;
 }

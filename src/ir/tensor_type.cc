@@ -42,6 +42,18 @@ bool TensorType::isBounded() const {
   return true;
 }
 
+std::optional<Shape> TensorType::capacity(const opdef::DimBounds& bounds) const {
+  if (isStatic()) return shape;
+  if (!isBounded()) return std::nullopt;
+  Shape out;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    std::optional<opdef::SizeRange> r = dim(i).range(bounds);
+    if (!r) return std::nullopt;
+    out.push_back(r->max);
+  }
+  return out;
+}
+
 std::vector<opdef::Dim> TensorType::dims() const {
   std::vector<opdef::Dim> all;
   for (size_t i = 0; i < shape.size(); ++i) all.push_back(dim(i));

@@ -45,12 +45,56 @@ Index unflatten(const Expr& flat, const Dims& shape) {
 }
 
 Index broadcastIndex(const Index& outIdx, const Dims& inShape) {
-  KILN_CHECK(inShape.size() <= outIdx.size(), "broadcast from rank ", inShape.size(), " to ",
+  Index extents;
+  for (int64_t d : inShape) extents.push_back(intImm(d));
+  return broadcastIndex(outIdx, extents);
+}
+
+namespace {
+
+bool isOne(const Expr& e) { return e->kind == ExprKind::kIntImm && e->intValue == 1; }
+
+}  // namespace
+
+Expr productOf(const Index& extents) {
+  Expr p = intImm(1);
+  for (const Expr& e : extents) p = p * e;
+  return p;
+}
+
+Expr flatten(const Index& idx, const Index& extents) {
+  KILN_CHECK(idx.size() == extents.size(), "index of rank ", idx.size(), " into extents of rank ",
+             extents.size());
+  Expr flat = idx.empty() ? intImm(0) : nullptr;
+  for (size_t d = 0; d < idx.size(); ++d) {
+    Expr i = isOne(extents[d]) ? intImm(0) : idx[d];
+    flat = flat == nullptr ? i : flat * extents[d] + i;
+  }
+  return flat;
+}
+
+Index unflatten(const Expr& flat, const Index& extents) {
+  Index out(extents.size());
+  Expr stride = intImm(1);
+  for (size_t d = extents.size(); d-- > 0;) {
+    if (isOne(extents[d])) {
+      out[d] = intImm(0);
+      continue;
+    }
+    Expr q = isOne(stride) ? flat : binary(BinaryOp::kFloorDiv, flat, stride);
+    out[d] = d == 0 ? q : binary(BinaryOp::kFloorMod, q, extents[d]);
+    stride = stride * extents[d];
+  }
+  return out;
+}
+
+Index broadcastIndex(const Index& outIdx, const Index& inExtents) {
+  KILN_CHECK(inExtents.size() <= outIdx.size(), "broadcast from rank ", inExtents.size(), " to ",
              outIdx.size());
-  size_t lead = outIdx.size() - inShape.size();
-  Index in(inShape.size());
-  for (size_t d = 0; d < inShape.size(); ++d) {
-    in[d] = inShape[d] == 1 ? intImm(0) : outIdx[lead + d];
+  size_t lead = outIdx.size() - inExtents.size();
+  Index in(inExtents.size());
+  for (size_t d = 0; d < inExtents.size(); ++d) {
+    in[d] = isOne(inExtents[d]) ? intImm(0) : outIdx[lead + d];
   }
   return in;
 }

@@ -23,6 +23,13 @@ Expr flatten(const Index& idx, const Dims& shape);
 Index unflatten(const Expr& flat, const Dims& shape);
 // The index into a numpy-broadcast input of shape IN_SHAPE for output index OUT_IDX.
 Index broadcastIndex(const Index& outIdx, const Dims& inShape);
+
+// The same on extents known only when the kernel runs (int64 expressions; an immediate 1 is a
+// dim of extent 1, broadcast; a size in symbols is never broadcast, as type inference decided).
+Expr productOf(const Index& extents);
+Expr flatten(const Index& idx, const Index& extents);
+Index unflatten(const Expr& flat, const Index& extents);
+Index broadcastIndex(const Index& outIdx, const Index& inExtents);
 // floor(a / b) and ceil(a / b) for b > 0, correct for negative a.
 Expr floorDivBy(const Expr& a, int64_t b);
 Expr ceilDivBy(const Expr& a, int64_t b);

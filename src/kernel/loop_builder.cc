@@ -101,6 +101,38 @@ Stmt elementwiseNest(LowerContext& ctx, const Dims& shape,
   });
 }
 
+Stmt elementwiseNest(LowerContext& ctx, const Index& extents, int64_t largest,
+                     const std::function<Stmt(const Index&)>& body) {
+  if (largest == 0) return seq({});
+  if (extents.empty()) return body({});
+  ForKind outerKind = largest >= kMinParallelElements ? ctx.parallelKind() : ForKind::kSerial;
+  if (extents.size() == 1) {
+    int64_t lanes = std::max(1, ctx.config().target.lanes);
+    int64_t chunk = std::max<int64_t>(1, ctx.knob("chunk", std::max<int64_t>(lanes * 256, 4096)));
+    const Expr& n = extents[0];
+    if (outerKind != ForKind::kParallel || largest <= chunk) {
+      return loopRange(ctx, "i", intImm(0), n, ctx.vectorKind(),
+                       [&](const Expr& i) { return body({i}); });
+    }
+    Expr chunks = ceilDivBy(n, chunk);
+    return loopRange(ctx, "chunk", intImm(0), chunks, ForKind::kParallel, [&](const Expr& c) {
+      Expr start = c * intImm(chunk);
+      return loopRange(ctx, "i", start, min(intImm(chunk), n - start), ctx.vectorKind(),
+                       [&](const Expr& i) { return body({i}); });
+    });
+  }
+  Index outer(extents.begin(), extents.end() - 1);
+  return loopRange(ctx, "o", intImm(0), productOf(outer), outerKind, [&](const Expr& o) {
+    return bindVars(ctx, {}, unflatten(o, outer), [&](const Index& idx) {
+      return loopRange(ctx, "i", intImm(0), extents.back(), ctx.vectorKind(), [&](const Expr& i) {
+        Index full = idx;
+        full.push_back(i);
+        return body(full);
+      });
+    });
+  });
+}
+
 Stmt withScalar(LowerContext& ctx, const std::string& hint, const Expr& init,
                 const std::function<Stmt(const Buffer&)>& body) {
   Buffer b = ctx.localBuffer(hint, init->dtype, {1});

@@ -31,6 +31,11 @@ Stmt rowTilesOfBlock(LowerContext& ctx, const Expr& blk, int64_t perBlock, int64
 Stmt elementwiseNest(LowerContext& ctx, const Dims& shape,
                      const std::function<Stmt(const Index&)>& body);
 
+// The same over EXTENTS known only when the kernel runs, holding at most LARGEST elements (which
+// decides whether the nest runs in parallel).
+Stmt elementwiseNest(LowerContext& ctx, const Index& extents, int64_t largest,
+                     const std::function<Stmt(const Index&)>& body);
+
 using Combine = std::function<Expr(const Expr& acc, const Expr& x)>;
 // Reduces VALUE(k) for k in [0, N) with COMBINE starting from INIT, keeping one partial result per
 // vector lane, and emits THEN(result). COMBINE also merges the partial results, so it must be an

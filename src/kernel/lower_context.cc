@@ -45,7 +45,11 @@ LowerContext::LowerContext(const ir::FusedGroup& group, std::string symbol,
       workload_(workloadKey(group, config.target)) {
   for (const ir::Node* n : group.nodes) {
     for (const ir::Value* v : n->outputs) made_.insert(v);
+    for (const ir::Value* v : n->inputs) symbolic_ = symbolic_ || (v && v->type.hasSymbolicDims());
+    for (const ir::Value* v : n->outputs) symbolic_ = symbolic_ || v->type.hasSymbolicDims();
   }
+  const ir::Graph* graph = group.nodes.empty() ? nullptr : group.nodes.front()->graph;
+  if (graph != nullptr) bounds_ = &graph->dimBounds;
 }
 
 int64_t LowerContext::knob(const std::string& name, int64_t dflt, int64_t lo, int64_t hi) {
@@ -76,6 +80,19 @@ ForKind LowerContext::parallelKind() const {
 
 ForKind LowerContext::vectorKind() const {
   return config_.target.lanes > 1 ? ForKind::kVectorized : ForKind::kSerial;
+}
+
+Stmt LowerContext::bindSymbols(const Buffer& param, Stmt body) const {
+  for (const auto& [name, v] : symbolVars_) {
+    auto it = bounds_->find(name);
+    if (it == bounds_->end()) {
+      throw Error(strCat("fused group ", group_.name, " is sized in symbol '", name,
+                         "', which has no bounds (--dim-bounds)"));
+    }
+    auto pos = static_cast<int64_t>(std::distance(bounds_->begin(), it));
+    body = let(v, load(param, intImm(pos)), std::move(body));
+  }
+  return body;
 }
 
 std::string LowerContext::uniqueName(const std::string& hint) {
@@ -112,7 +129,9 @@ Expr LowerContext::immediate(const ir::Value* v) const {
 Buffer LowerContext::param(const ir::Value* v) {
   auto it = params_.find(v);
   if (it != params_.end()) return it->second;
-  Buffer b = makeBuffer(uniqueName(v->name), v->type.dtype, v->type.shape);
+  Dims shape = v->type.shape;
+  if (v->type.hasSymbolicDims()) shape = placedShape(v);  // its bounds, for the verifier
+  Buffer b = makeBuffer(uniqueName(v->name), v->type.dtype, shape);
   params_[v] = b;
   return b;
 }
@@ -132,12 +151,56 @@ void LowerContext::overrideShape(const ir::Value* v, std::vector<int64_t> shape)
   shapes_[v] = std::move(shape);
 }
 
+Dims LowerContext::placedShape(const ir::Value* v) const {
+  static const opdef::DimBounds kNoBounds;
+  std::optional<Dims> placed = v->type.capacity(bounds_ ? *bounds_ : kNoBounds);
+  if (!placed) {
+    throw Error(strCat("value '", v->name, "' is ", v->type.str(),
+                       "; a kernel takes sizes in the graph's bounded symbols only"));
+  }
+  return *placed;
+}
+
+int64_t LowerContext::capacityNumel(const ir::Value* v) const {
+  return runtime::shapeNumel(placedShape(v));
+}
+
+Expr LowerContext::sizeExpr(const opdef::Dim& size) {
+  if (size.isConst()) return intImm(size.value());
+  KILN_CHECK(!size.isUnknown(), "an unknown size in a kernel of group ", group_.name);
+  Expr sum;
+  for (const opdef::Dim::Term& t : size.terms()) {
+    Expr term = intImm(t.coef);
+    for (const std::string& s : t.factors) {
+      auto it = symbolVars_.find(s);
+      if (it == symbolVars_.end())
+        it = symbolVars_.emplace(s, var(uniqueName(s), DataType::int64())).first;
+      term = term * it->second;
+    }
+    sum = sum == nullptr ? term : sum + term;
+  }
+  return sum;
+}
+
+Index LowerContext::extentsOf(const ir::Value* v) {
+  auto it = extents_.find(v);
+  if (it != extents_.end()) return it->second;
+  Index out;
+  for (const opdef::Dim& d : v->type.dims()) out.push_back(sizeExpr(d));
+  return out;
+}
+
+void LowerContext::overrideExtents(const ir::Value* v, Index extents) {
+  extents_[v] = std::move(extents);
+}
+
 Accessor LowerContext::accessor(const ir::Value* v) {
   if (inGroup(v)) {
     auto it = defined_.find(v);
     KILN_CHECK(it != defined_.end(), "value ", v->name, " is used before it is defined");
     return it->second;
   }
+  if (symbolic_) return [this, v](const Index& i) { return readFlat(v, flatten(i, extentsOf(v))); };
   return [this, v](const Index& i) { return readFlat(v, flatten(i, shapeOf(v))); };
 }
 
@@ -170,6 +233,14 @@ LoweredKernel LowerContext::finish(Stmt body) {
   }
   KILN_CHECK(k.func.params.size() == params_.size(), "group ", group_.name,
              " reads a value that is not among its inputs");
+  if (!symbolVars_.empty()) {
+    KILN_CHECK(bounds_ != nullptr, "group ", group_.name, " reads symbols outside a graph");
+    Buffer symbols = makeBuffer(uniqueName("symbols"), DataType::int64(),
+                                {static_cast<int64_t>(bounds_->size())});
+    k.func.params.push_back(symbols);
+    k.readsSymbols = true;
+    body = bindSymbols(symbols, std::move(body));
+  }
   k.func.body = std::move(body);
   k.schedule = {workload_, knobs_};
   // Overrides for this workload must name knobs its lowering has.

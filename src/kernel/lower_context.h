@@ -65,6 +65,17 @@ class LowerContext {
   const std::vector<int64_t>& shapeOf(const ir::Value* v) const;
   void overrideShape(const ir::Value* v, std::vector<int64_t> shape);
 
+  // Whether the group's tensors are sized in the graph's symbols, whose values the kernel reads
+  // when it runs; shapes then come from extentsOf, not shapeOf.
+  bool symbolic() const { return symbolic_; }
+  // V's dims as int64 expressions: immediates, or sizes in the symbols' values.
+  Index extentsOf(const ir::Value* v);
+  void overrideExtents(const ir::Value* v, Index extents);
+  // The most elements V holds over the graph's bounds (its placed size).
+  int64_t capacityNumel(const ir::Value* v) const;
+  // SIZE as an int64 expression of the symbols' values.
+  Expr sizeExpr(const opdef::Dim& size);
+
   // The element accessor of V: its compute definition when V is made in the group, else a read.
   Accessor accessor(const ir::Value* v);
   void define(const ir::Value* v, Accessor a);
@@ -81,6 +92,9 @@ class LowerContext {
 
  private:
   std::string uniqueName(const std::string& hint);
+  Dims placedShape(const ir::Value* v) const;
+  // BODY after binding every symbol read to its value in PARAM.
+  Stmt bindSymbols(const Buffer& param, Stmt body) const;
 
   const ir::FusedGroup& group_;
   std::string symbol_;
@@ -90,6 +104,10 @@ class LowerContext {
   std::map<const ir::Value*, Buffer> params_;
   std::map<const ir::Value*, Accessor> defined_;
   std::map<const ir::Value*, std::vector<int64_t>> shapes_;
+  std::map<const ir::Value*, Index> extents_;
+  bool symbolic_ = false;
+  const opdef::DimBounds* bounds_ = nullptr;
+  std::map<std::string, Expr> symbolVars_;  // the symbols read so far
   std::string workload_;
   std::vector<KnobChoice> knobs_;
   std::vector<Stmt> checks_;

@@ -5,7 +5,9 @@
 
 #include "compute/compute_table.h"
 #include "index_math.h"
+#include "kiln/ir/op_registry.h"
 #include "kiln/kernel/lower.h"
+#include "kiln/opdef/op_view.h"
 #include "kiln/support/error.h"
 #include "kiln/tir/verifier.h"
 #include "loop_builder.h"
@@ -31,11 +33,13 @@ void defineOutputs(LowerContext& ctx, const ir::Node& node) {
   }
 }
 
-Dims padTo(const Dims& shape, size_t rank) {
-  Dims out(rank - shape.size(), 1);
-  out.insert(out.end(), shape.begin(), shape.end());
+opdef::DimList padTo(const opdef::DimList& dims, size_t rank) {
+  opdef::DimList out(rank - dims.size(), opdef::Dim(1));
+  out.insert(out.end(), dims.begin(), dims.end());
   return out;
 }
+
+bool isOne(const opdef::Dim& d) { return d.isConst() && d.value() == 1; }
 
 // Collapses adjacent dimensions along which every value of a pointwise group is either complete
 // or broadcast, so that e.g. a same-shape chain becomes one flat loop.
@@ -49,24 +53,24 @@ void collapseDims(LowerContext& ctx) {
     }
     for (const ir::Value* v : n->outputs) values.push_back(v);
   }
-  const Dims& out = g.outputs[0]->type.shape;
+  const opdef::DimList out = g.outputs[0]->type.dims();
   size_t rank = out.size();
-  std::vector<Dims> padded;
+  std::vector<opdef::DimList> padded;
   for (const ir::Value* v : values) {
     if (v->type.shape.size() > rank) return;
-    padded.push_back(padTo(v->type.shape, rank));
+    padded.push_back(padTo(v->type.dims(), rank));
     for (size_t d = 0; d < rank; ++d) {
-      if (padded.back()[d] != 1 && padded.back()[d] != out[d]) return;
+      if (!isOne(padded.back()[d]) && padded.back()[d] != out[d]) return;
     }
   }
   // Groups of output dims that stay together; dims of extent 1 are dropped.
   std::vector<std::vector<size_t>> groups;
   for (size_t d = 0; d < rank; ++d) {
-    if (out[d] == 1) continue;
+    if (isOne(out[d])) continue;
     bool merge = !groups.empty();
     if (merge) {
       size_t prev = groups.back().back();
-      for (const Dims& p : padded) merge = merge && ((p[prev] == 1) == (p[d] == 1));
+      for (const opdef::DimList& p : padded) merge = merge && (isOne(p[prev]) == isOne(p[d]));
     }
     if (merge) {
       groups.back().push_back(d);
@@ -75,14 +79,31 @@ void collapseDims(LowerContext& ctx) {
     }
   }
   for (size_t k = 0; k < values.size(); ++k) {
-    Dims s;
+    opdef::DimList s;
     for (const auto& grp : groups) {
-      int64_t e = 1;
-      for (size_t d : grp) e *= padded[k][d];
+      opdef::Dim e(1);
+      for (size_t d : grp) e = e * padded[k][d];
       s.push_back(e);
     }
-    ctx.overrideShape(values[k], s);
+    if (ctx.symbolic()) {
+      Index extents;
+      for (const opdef::Dim& d : s) extents.push_back(ctx.sizeExpr(d));
+      ctx.overrideExtents(values[k], extents);
+    } else {
+      ctx.overrideShape(values[k], opdef::knownDims(s));
+    }
   }
+}
+
+// Whether NODE's output holds as many elements as its input (in symbols: the same polynomial).
+bool sameNumel(const LowerContext& ctx, const ir::Node& node) {
+  const ir::TensorType& in = node.inputs[0]->type;
+  const ir::TensorType& out = node.outputs[0]->type;
+  if (!ctx.symbolic()) return in.numel() == out.numel();
+  opdef::Dim a(1), b(1);
+  for (const opdef::Dim& d : in.dims()) a = a * d;
+  for (const opdef::Dim& d : out.dims()) b = b * d;
+  return a == b;
 }
 
 bool allPointwise(const LowerContext& ctx, const ir::FusedGroup& g) {
@@ -91,28 +112,48 @@ bool allPointwise(const LowerContext& ctx, const ir::FusedGroup& g) {
 }
 
 Stmt storeAll(LowerContext& ctx, const ir::Value* v) {
-  const Dims& shape = ctx.shapeOf(v);
   Accessor a = ctx.accessor(v);
   Buffer out = ctx.param(v);
-  return elementwiseNest(ctx, shape, [&](const Index& i) {
+  auto storeAt = [&](const Index& i, const Expr& flat) {
     Expr value = a(i);
     KILN_CHECK(value->dtype == out->dtype, "value ", v->name, " computes ", value->dtype.str(),
                " but is typed ", out->dtype.str());
-    return ctx.checked(store(out, flatten(i, shape), value));
-  });
+    return ctx.checked(store(out, flat, value));
+  };
+  if (ctx.symbolic()) {
+    Index extents = ctx.extentsOf(v);
+    return elementwiseNest(ctx, extents, ctx.capacityNumel(v),
+                           [&](const Index& i) { return storeAt(i, flatten(i, extents)); });
+  }
+  const Dims& shape = ctx.shapeOf(v);
+  return elementwiseNest(ctx, shape, [&](const Index& i) { return storeAt(i, flatten(i, shape)); });
+}
+
+// A group on sizes in symbols: kiln's kernels read them for pointwise ops and flat copies only.
+void requireSymbolicKernels(const LowerContext& ctx) {
+  const ir::FusedGroup& g = ctx.group();
+  for (const ir::Node* n : g.nodes) {
+    const OpLowering& l = loweringOf(ctx, *n);
+    if (l.pointwise || (l.flatCopy && g.nodes.size() == 1)) continue;
+    unsupported(*n, strCat("its sizes are in symbols (", n->outputs[0]->type.str(),
+                           "), and kiln's kernel for it takes static sizes only"));
+  }
 }
 
 Stmt lowerComputed(LowerContext& ctx) {
   const ir::FusedGroup& g = ctx.group();
   const ir::Node& first = *g.nodes.front();
+  if (ctx.symbolic()) requireSymbolicKernels(ctx);
   if (g.nodes.size() == 1 && loweringOf(ctx, first).flatCopy && !ctx.inGroup(first.inputs[0]) &&
-      g.outputs.size() == 1 && g.outputs[0] == first.outputs[0] &&
-      first.outputs[0]->type.numel() == first.inputs[0]->type.numel()) {
+      g.outputs.size() == 1 && g.outputs[0] == first.outputs[0] && sameNumel(ctx, first)) {
     const ir::Value* in = first.inputs[0];
     Buffer out = ctx.param(g.outputs[0]);
-    return elementwiseNest(ctx, {out->numel()}, [&](const Index& i) {
-      return store(out, i[0], ctx.readFlat(in, i[0]));
-    });
+    auto copy = [&](const Index& i) { return store(out, i[0], ctx.readFlat(in, i[0])); };
+    if (ctx.symbolic()) {
+      Index n = {productOf(ctx.extentsOf(g.outputs[0]))};
+      return elementwiseNest(ctx, n, ctx.capacityNumel(g.outputs[0]), copy);
+    }
+    return elementwiseNest(ctx, {out->numel()}, copy);
   }
   if (allPointwise(ctx, g)) collapseDims(ctx);
   for (const ir::Node* n : g.nodes) defineOutputs(ctx, *n);
@@ -166,6 +207,19 @@ Stmt lowerAnchored(LowerContext& ctx, const ir::Node& anchor) {
   return loweringOf(ctx, anchor).emit(ctx, anchor, storeFn);
 }
 
+// A node that only computes sizes (ir::computesSizesOnly): each element of its output written from
+// the symbols' values, no input read.
+Stmt lowerSizes(LowerContext& ctx, const ir::Value* out) {
+  Buffer buf = ctx.param(out);
+  std::vector<Stmt> stores;
+  const opdef::DimList& sizes = *out->symbolicValue;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    Expr size = cast(buf->dtype, ctx.sizeExpr(sizes[i]));
+    stores.push_back(store(buf, intImm(static_cast<int64_t>(i)), size));
+  }
+  return seq(stores);
+}
+
 }  // namespace
 
 LoweredKernel lowerGroup(const FusedGroup& group, const std::string& symbol,
@@ -174,6 +228,13 @@ LoweredKernel lowerGroup(const FusedGroup& group, const std::string& symbol,
   KILN_CHECK(!group.outputs.empty(), "fused group ", group.name, " has no outputs");
   if (group.nodes.front()->op == "kiln.Offload") return lowerOffload(group, symbol);
   const LoweringTable& lowerings = config.lowerings ? *config.lowerings : *LoweringTable::builtin();
+  const ir::Node& first = *group.nodes.front();
+  if (group.nodes.size() == 1 && ir::computesSizesOnly(first)) {
+    LowerContext ctx(group, symbol, config);
+    LoweredKernel kernel = ctx.finish(lowerSizes(ctx, first.outputs[0]));
+    tir::verifyOrThrow(kernel.func);
+    return kernel;
+  }
   if (runsInRuntime(group, lowerings)) return lowerRuntimeOp(group, symbol);
   LowerContext ctx(group, symbol, config);
   const ir::Node* anchor = nullptr;

@@ -31,15 +31,19 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
     }
     for (size_t i = 0; i < plan_->tensors.size(); ++i) {
       const GraphTensor& t = plan_->tensors[i];
-      if (t.storage >= 0) tensors_[i] = storages_[t.storage].view(t.shape, t.dtype, t.offset);
+      if (t.storage >= 0) {
+        tensors_[i] = storages_[t.storage].view(t.placedShape(), t.dtype, t.offset);
+      }
+      if (t.resized()) resizedTensors_.push_back(static_cast<int64_t>(i));
     }
+    inputSet_.assign(plan_->inputs.size(), false);
     KILN_CHECK(params.size() == plan_->params.size(), "params do not match the plan");
     for (size_t p = 0; p < params.size(); ++p) tensors_[plan_->params[p]] = params[p];
     args_.resize(plan_->totalArgs);
     size_t start = 0;
     for (const GraphKernel& k : plan_->kernels) {
       argStart_.push_back(start);
-      start += k.args.size();
+      start += k.args.size() + (k.readsSymbols ? 1 : 0);
     }
     refreshArgs();
   }
@@ -136,6 +140,9 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
         const NDArray& t = tensors_[ids[j]];
         args_[argStart_[k] + j] = t.defined() ? t.data() : nullptr;
       }
+      if (plan_->kernels[k].readsSymbols) {
+        args_[argStart_[k] + ids.size()] = const_cast<int64_t*>(binder_.values().data());
+      }
     }
   }
 
@@ -188,6 +195,12 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
   // Binds BUFFER (checked) in place of tensor ID, for zero-copy I/O.
   void bindStorage(const char* function, int64_t id, const NDArray& buffer, bool written) {
     const GraphTensor& t = plan_->tensors[id];
+    if (t.resized()) {
+      throw Error(strCat(function, ": '", t.name, "' of model '", plan_->model, "' is ",
+                         describe(t.shape, t.dtype), ", sized per run by its symbols (",
+                         symbolicShapeStr(t),
+                         "): give it with set_input, read it with get_output"));
+    }
     if (t.dynamic()) {
       throw Error(strCat(function, ": '", t.name, "' of model '", plan_->model, "' is ",
                          describe(t.shape, t.dtype),
@@ -252,10 +265,13 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
     checkSymbolBounds("set_input", t.name, t.symbolicDims, value.shape(), plan_->symbols);
     if (t.dynamic()) {
       tensors_[id] = grown(runTimeBuffers_[id], value.shape(), t.dtype);
+    } else if (t.resized()) {
+      tensors_[id].reshapeInPlace(value.shape());
     } else if (bound_[static_cast<size_t>(t.storage)]) {
       bindStorage(id, NDArray());
     }
     tensors_[id].copyFrom(value);
+    inputSet_[pos] = true;
   }
 
   Value getInput(const Args& a) {
@@ -436,6 +452,11 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
       throw Error(strCat(kernel.label, ": output ", j, " '", t.name, "' came out ", shapeStr(shape),
                          "; the model declares ", shapeStr(t.shape)));
     }
+    if (t.resized() && shape != tensors_[id].shape()) {
+      throw Error(strCat(kernel.label, ": output ", j, " '", t.name, "' came out ", shapeStr(shape),
+                         "; its dims ", symbolicShapeStr(t), " give ",
+                         shapeStr(tensors_[id].shape()), " in this run"));
+    }
     if (!t.dynamic()) return tensors_[id];
     tensors_[id] = grown(runTimeBuffers_[id], shape, t.dtype);
     return tensors_[id];
@@ -479,19 +500,37 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
     }
   }
 
-  // Sizes the plan's symbols from the inputs given; they must agree on each.
+  // Sizes the plan's symbols from the inputs given (they must agree on each), then gives every
+  // tensor placed at its bounds the shape its dims take: nothing is allocated.
   void bindSymbols() {
     if (plan_->symbols.empty()) return;
     binder_.restart();
-    for (int64_t id : plan_->inputs) {
+    for (size_t pos = 0; pos < plan_->inputs.size(); ++pos) {
+      int64_t id = plan_->inputs[pos];
       const GraphTensor& t = plan_->tensors[id];
       if (t.symbolicDims.empty()) continue;
-      if (!tensors_[id].defined()) {
-        throw Error(strCat("run(): model '", plan_->model, "': input '", t.name,
-                           "' is sized at run time and has not been set"));
+      if (!tensors_[id].defined() || (t.resized() && !inputSet_[pos])) {
+        throw Error(strCat("run(): model '", plan_->model, "': input '", t.name, "' (",
+                           symbolicShapeStr(t), ") is sized when it is set and has not been"));
       }
       binder_.bind(t.name, t.symbolicDims, tensors_[id].shape());
     }
+    for (int64_t id : resizedTensors_) {
+      const GraphTensor& t = plan_->tensors[id];
+      runShape_.resize(t.symbolicDims.size());
+      for (size_t d = 0; d < runShape_.size(); ++d) {
+        runShape_[d] = t.symbolicDims[d].evaluate(binder_.values());
+      }
+      tensors_[id].reshapeInPlace(runShape_);
+    }
+  }
+
+  std::string symbolicShapeStr(const GraphTensor& t) const {
+    std::string s = "[";
+    for (size_t d = 0; d < t.symbolicDims.size(); ++d) {
+      s += strCat(d ? "," : "", t.symbolicDims[d].str(plan_->symbols));
+    }
+    return s + "]";
   }
 
   const NDArray& tensorArray(int64_t id) const override { return tensors_.at(id); }
@@ -610,6 +649,9 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
   std::vector<TensorList> lists_;  // per tensor id of a sequence or optional: its value
   std::vector<void*> args_;        // every kernel's argument pointers, back to back
   std::vector<size_t> argStart_;   // per kernel: where its arguments start in args_
+  std::vector<int64_t> resizedTensors_;  // the tensors sized per run by the symbols
+  std::vector<bool> inputSet_;           // per input: given since the executor was made
+  Shape runShape_ = Shape(8);            // a resized tensor's shape this run (kept: no allocation)
   std::map<int64_t, NDArray> runTimeBuffers_;  // per run-time sized tensor: its memory so far
   std::map<std::pair<size_t, size_t>, NDArray> scratch_;  // (kernel, output): omitted outputs
   // (kernel, body): control-flow bodies, made on first use; dropped when the weights change.

@@ -124,13 +124,35 @@ class PlanReader {
         throw Error(strCat("'", g.name, "' is a string tensor but has storage ", g.storage,
                            "; expected -2 (strings are allocated when written)"));
       } else {
+        if (t.contains("capacity")) readCapacity(g, t.at("capacity"), i);
         where_ = strCat("tensors[", i, "].shape");
-        shapeNumel(g.shape);  // rejects negative and overflowing dimensions here
+        shapeNumel(g.placedShape());  // rejects negative and overflowing dimensions here
         g.nbytes = checkedBytes(g);
         where_ = strCat("tensors[", i, "].storage");
         if (g.storage != -1) checkPlacement(g, t, i);
       }
       plan_.tensors.push_back(std::move(g));
+    }
+  }
+
+  // The shape a tensor sized by symbols is placed at: one entry >= 0 per dim, the dim itself
+  // where it is a constant.
+  void readCapacity(GraphTensor& g, const Json& capacity, size_t i) {
+    where_ = strCat("tensors[", i, "].capacity");
+    if (g.symbolicDims.empty() || g.storage < 0) {
+      throw Error(strCat("'", g.name, "' has a capacity but no dims in symbols and a storage"));
+    }
+    for (const Json& d : capacity.asArray()) g.capacity.push_back(d.asInt());
+    if (g.capacity.size() != g.shape.size()) {
+      throw Error(
+          strCat("capacity ", shapeStr(g.capacity), " for a tensor of rank ", g.shape.size()));
+    }
+    for (size_t d = 0; d < g.shape.size(); ++d) {
+      bool ok = g.shape[d] == kDynamicDim ? g.capacity[d] >= 0 : g.capacity[d] == g.shape[d];
+      if (!ok) {
+        throw Error(
+            strCat("capacity ", shapeStr(g.capacity), " does not hold shape ", shapeStr(g.shape)));
+      }
     }
   }
 
@@ -164,10 +186,10 @@ class PlanReader {
   }
 
   static size_t checkedBytes(const GraphTensor& g) {
-    auto numel = static_cast<uint64_t>(shapeNumel(g.shape));
+    auto numel = static_cast<uint64_t>(shapeNumel(g.placedShape()));
     uint64_t bytes = g.dtype.bytes();
     if (bytes != 0 && numel > std::numeric_limits<uint64_t>::max() / bytes) {
-      throw Error(strCat("tensor ", g.dtype.str(), shapeStr(g.shape), " is too large"));
+      throw Error(strCat("tensor ", g.dtype.str(), shapeStr(g.placedShape()), " is too large"));
     }
     return numel * bytes;
   }
@@ -275,6 +297,7 @@ class PlanReader {
         where_ = strCat("kernels[", i, "].symbol");
         k.symbol = kernels[i].at("symbol").asString();
         k.fn = reinterpret_cast<KilnKernelFn>(plan_.library->getSymbol(k.symbol));
+        readReadsSymbols(kernels[i], i, k);
       }
       readProfileFields(kernels[i], i, k);
       if (runtimeOp) {
@@ -283,8 +306,17 @@ class PlanReader {
       }
       where_ = strCat("kernels[", i, "].args");
       if (!runtimeOp) checkStaticArgs(k);
-      plan_.totalArgs += k.args.size();
+      plan_.totalArgs += k.args.size() + (k.readsSymbols ? 1 : 0);
       plan_.kernels.push_back(std::move(k));
+    }
+  }
+
+  void readReadsSymbols(const Json& j, size_t i, GraphKernel& k) {
+    if (!j.contains("reads_symbols")) return;
+    where_ = strCat("kernels[", i, "].reads_symbols");
+    k.readsSymbols = j.at("reads_symbols").asBool();
+    if (k.readsSymbols && plan_.symbols.empty()) {
+      throw Error(strCat("kernel '", k.name, "' reads symbols, but the model has none"));
     }
   }
 

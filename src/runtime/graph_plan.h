@@ -31,7 +31,13 @@ struct GraphTensor {
   // Empty, or per dim its size in the plan's symbols (an input's symbolic dims are single
   // symbols, which its given shape sizes).
   std::vector<SymbolicDim> symbolicDims;
+  // For a tensor with symbolic dims placed in a storage: its shape at the symbols' bounds, which
+  // its storage holds; each run gives it the shape its dims evaluate to.
+  Shape capacity;
   bool dynamic() const { return storage == kRunTimeStorage; }
+  // Placed in a storage and sized per run by the symbols.
+  bool resized() const { return !capacity.empty(); }
+  const Shape& placedShape() const { return resized() ? capacity : shape; }
   bool isList() const { return kind != ValueKind::kTensor; }
 };
 
@@ -54,7 +60,8 @@ struct GraphKernel {
   size_t numOutputs = 1;         // the last args are the kernel's outputs
   std::vector<std::string> ops;  // the op types fused into the kernel (for profiles)
   std::shared_ptr<const OffloadPartition> offload;  // set instead of fn for an offloaded kernel
-  int64_t flops = 0;  // its estimated floating-point operations (0: unknown)
+  int64_t flops = 0;          // its estimated floating-point operations (0: unknown)
+  bool readsSymbols = false;  // its args end with the symbols' values (after the tensors)
   // Set instead of fn for an op the runtime executes (kiln/runtime/runtime_op.h); its args may
   // hold -1 for an omitted optional input or output.
   RuntimeOpFn runtimeOp = nullptr;

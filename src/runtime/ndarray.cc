@@ -291,6 +291,22 @@ NDArray NDArray::view(const Shape& shape, DataType dtype, size_t byteOffset) con
   return a;
 }
 
+void NDArray::reshapeInPlace(const Shape& shape) {
+  if (!c_) throw Error("cannot reshape a null NDArray");
+  if (shape.size() != c_->shape.size()) {
+    throw Error(strCat("cannot reshape ", describe(this->shape(), dtype()), " in place to rank ",
+                       shape.size()));
+  }
+  size_t need = byteSize(shape, dtype());
+  if (c_->dl.byte_offset > c_->capacity || need > c_->capacity - c_->dl.byte_offset) {
+    throw Error(strCat("cannot reshape ", describe(this->shape(), dtype()), " in place to ",
+                       shapeStr(shape), ": its storage holds ",
+                       c_->capacity - std::min<uint64_t>(c_->dl.byte_offset, c_->capacity),
+                       " bytes"));
+  }
+  std::copy(shape.begin(), shape.end(), c_->shape.begin());
+}
+
 void NDArray::copyFrom(const NDArray& src) {
   if (!c_ || !src.c_) throw Error("copyFrom: source and destination must both be non-null");
   if (src.shape() != shape() || src.dtype() != dtype()) {

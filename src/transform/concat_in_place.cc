@@ -18,6 +18,7 @@ constexpr int64_t kAlignment = 64;  // kernels assume 64-byte aligned tensors
 bool eligible(const ir::Graph& g, const Node& concat) {
   if (concat.op != "Concat" || concat.outputs.size() != 1 || concat.inputs.size() < 2) return false;
   const Value* out = concat.outputs[0];
+  if (!out->type.isStatic() || ir::runsInRuntime(concat)) return false;
   int64_t rank = out->type.rank();
   int64_t axis = concat.attrs.getInt("axis", 0);
   if (axis < 0) axis += rank;

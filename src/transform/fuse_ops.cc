@@ -16,7 +16,8 @@ using ir::OpClass;
 using ir::Value;
 
 OpClass classOf(const Node& node) {
-  if (ir::runsInRuntime(node)) return OpClass::kOpaque;  // the runtime executes it alone
+  if (ir::computesSizesOnly(node)) return OpClass::kOpaque;  // written from the symbols alone
+  if (ir::runsInRuntime(node)) return OpClass::kOpaque;      // the runtime executes it alone
   const ir::OpDef* def = ir::opsOf(node).find(node.op);
   return def ? def->opClass : OpClass::kOpaque;
 }

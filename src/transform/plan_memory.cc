@@ -1,5 +1,6 @@
 // The static memory plan: one pass over the groups in execution order assigns every computed
-// tensor a storage, reusing storages whose tensors are dead, so nothing is allocated in run().
+// tensor a storage, reusing storages whose tensors are dead, so nothing is allocated in run(); a
+// tensor sized in bounded symbols gets the place of its size at the bounds.
 #include "kiln/transform/plan_memory.h"
 
 #include <algorithm>
@@ -16,8 +17,11 @@ constexpr int64_t kAlignment = 64;
 // alignment of such sizes cannot wrap.
 constexpr int64_t kMaxPlanBytes = int64_t{1} << 62;
 
-int64_t alignedBytes(const ir::Value* v) {
-  int64_t bytes = v->type.nbytes();
+// A tensor sized in the graph's symbols (BOUNDS) is placed at its largest size.
+int64_t alignedBytes(const ir::Value* v, const opdef::DimBounds& bounds) {
+  std::optional<runtime::Shape> shape = v->type.capacity(bounds);
+  KILN_CHECK(shape.has_value(), "value '", v->name, "' has no place in memory");
+  int64_t bytes = runtime::shapeBytes(*shape, v->type.dtype);
   if (bytes > kMaxPlanBytes) {
     throw Error(strCat("value '", v->name, "' is ", v->type.str(), ": ", bytes,
                        " bytes, more than ", kMaxPlanBytes, " any machine can hold"));
@@ -46,12 +50,12 @@ class Planner {
   MemoryPlan run() {
     findAliases();
     for (const ir::Value* in : graph_.inputs()) {
-      if (in->type.isStatic()) ownStorage(in);  // a body's input sized at run time: allocated then
+      if (placed(in)) ownStorage(in);  // a body's input sized at run time: allocated then
     }
     std::vector<Interval> intervals = lifetimes();
     for (const Interval& iv : intervals) {
       if (plan_.slots.count(iv.value)) continue;  // a graph input listed as output
-      if (!iv.value->type.isStatic()) continue;   // sized at run time: the executor allocates it
+      if (!placed(iv.value)) continue;            // sized at run time: the executor allocates it
       if (graph_.isGraphOutput(iv.value)) {
         ownStorage(iv.value);
       } else {
@@ -76,10 +80,12 @@ class Planner {
     }
   }
 
+  bool placed(const ir::Value* v) const { return v->type.capacity(graph_.dimBounds).has_value(); }
+
   void ownStorage(const ir::Value* v) {
     if (plan_.slots.count(v)) return;
     plan_.slots[v] = {static_cast<int>(plan_.storageSizes.size()), 0};
-    plan_.storageSizes.push_back(alignedBytes(v));
+    plan_.storageSizes.push_back(alignedBytes(v, graph_.dimBounds));
   }
 
   // The inputs of in-place Concats (concat-in-place) and where they lie in the output.
@@ -137,7 +143,7 @@ class Planner {
   // Best fit among the storages free at iv.start: the smallest that is big enough, else the
   // largest, grown (cheaper than a new storage); a new storage when none is free.
   void shared(const Interval& iv) {
-    int64_t need = alignedBytes(iv.value);
+    int64_t need = alignedBytes(iv.value, graph_.dimBounds);
     Storage* best = nullptr;
     auto better = [&](const Storage& s) {
       int64_t size = plan_.storageSizes[s.index];

@@ -48,6 +48,10 @@ struct TensorType {
   // A tensor whose every dim is a constant or a size in the graph's symbols (none unknown): the
   // memory plan can place it at its largest size.
   bool isBounded() const;
+  // The shape the memory plan places a tensor at: SHAPE when static, else each dim at its
+  // greatest size over BOUNDS; nullopt when a dim is unknown or has a symbol without bounds (the
+  // executor then allocates it at run time).
+  std::optional<Shape> capacity(const opdef::DimBounds& bounds) const;
   int64_t numel() const { return runtime::shapeNumel(shape); }  // throws for a run-time shape
   // Bytes of the tensor; throws kiln::Error for a run-time shape or a size that overflows.
   int64_t nbytes() const { return runtime::shapeBytes(shape, dtype); }

@@ -57,6 +57,10 @@ struct OpDef {
   // them (an elementwise op's always do: its output has its input's shape). Other ops' outputs
   // keep only the sizes known now: a copied input type's symbolic size may not be the output's.
   bool symbolicSizes = false;
+  // kiln's kernel for this op takes sizes in the graph's symbols at run time (implied for
+  // elementwise ops): a node whose tensors are placed at their bounds (TensorType::capacity)
+  // compiles. Other ops' nodes with symbolic sizes run in the runtime.
+  bool symbolicKernel = false;
 };
 
 // A set of ops by name. The ops kiln defines form the shared builtin() registry, which never
@@ -93,11 +97,18 @@ void inferTypes(Node& node);
 std::vector<TensorType> inferredOutputTypes(const Node& node);
 
 // Whether NODE's shapes are known only at run time: an input or output is sized at run time, or
-// a shape input (OpDef::shapeInputs) is not a constant. The runtime executes such nodes.
+// a shape input (OpDef::shapeInputs) is not a constant. The runtime executes such nodes. For an
+// op with OpDef::symbolicKernel, sizes in the graph's bounded symbols (tensors and shape inputs'
+// values) are not: its kernel reads the symbols when it runs.
 bool hasRunTimeShapes(const Node& node);
 
-// Whether the runtime executes NODE: its shapes are known only at run time, or its op's
-// runtimeForm says kiln compiles no kernel for this form of it.
+// Whether NODE only computes sizes: its one output is a static integer tensor whose every element
+// is a size in the graph's bounded symbols (Shape, and the Gather, Concat, Unsqueeze, ... that
+// exporters chain on it). Its kernel writes them from the symbols' values and reads no input.
+bool computesSizesOnly(const Node& node);
+
+// Whether the runtime executes NODE: its shapes are known only at run time (and it does not only
+// compute sizes), or its op's runtimeForm says kiln compiles no kernel for this form of it.
 bool runsInRuntime(const Node& node);
 
 // "Conv 'conv1'": how messages name a node.

@@ -54,6 +54,9 @@ struct LoweredKernel {
   // Set for a node the runtime executes; ARGS then hold its inputs (null for an omitted one)
   // followed by all its outputs (null for one nothing reads).
   std::optional<KernelRuntimeOp> runtimeOp;
+  // The kernel reads the values of the graph's symbols (sizes fixed per run, in the order of
+  // Graph::dimBounds) from one more parameter after ARGS: an int64 array the executor passes.
+  bool readsSymbols = false;
 };
 
 // The kernel's symbol is SYMBOL. A group of one kiln.Offload node becomes an offload kernel (or,

@@ -3,18 +3,26 @@
 // Executor metadata ("graph" executor), written by the compiler and read here:
 // {
 //   "storages": [{"size": BYTES}, ...],          // planned buffers, allocated once per executor
+//   "symbols":  [{"name": S, "min": N, "max": N}, ...],   // sizes fixed per run by the inputs
 //   "tensors":  [{"name": S, "shape": [..], "dtype": "float32",
-//                 "storage": SID, "offset": BYTES}  // SID -1: the tensor is a parameter;
-//                , ...],                           // -2: sized at run time (dims -1 unknown)
+//                 "storage": SID, "offset": BYTES,  // SID -1: the tensor is a parameter;
+//                                                   // -2: sized at run time (dims -1 unknown)
+//                 "dims": [..],                     // optional: per dim an integer or its terms
+//                                                   // [[COEF, SYMBOL...], ...] in the symbols
+//                 "capacity": [..]}, ...],          // with dims and SID >= 0: the planned shape
 //   "inputs":   [TENSOR_ID, ...],                 // model inputs only, in model order
 //   "outputs":  [TENSOR_ID, ...],
 //   "params":   [TENSOR_ID, ...],                 // named like the weights in the params blob
 //   "kernels":  [{"name": S, "symbol": S, "args": [TENSOR_ID, ...],   // in run order
 //                 "num_outputs": N,            // the last N args are written (default 1)
 //                 "ops": ["Conv", "Relu"],     // fused op types, for profiles (optional)
-//                 "flops": N}, ...]            // estimated operations, for profiles (optional)
+//                 "flops": N,                  // estimated operations, for profiles (optional)
+//                 "reads_symbols": true}, ...] // optional: one more arg, the symbols' values
 // }
-// Each kernel is called as KilnKernelFn(args) with the data pointers of its arg tensors. A kernel
+// Each kernel is called as KilnKernelFn(args) with the data pointers of its arg tensors (and,
+// when it reads symbols, then a pointer to their int64 values, in "symbols" order). A tensor
+// with dims placed in a storage (SID >= 0) holds its capacity's bytes; each run it takes the
+// shape its dims give for the run's symbols. A kernel
 // offloaded to an extension backend has "offload": {"backend": S, "payload": BASE64} instead of
 // "symbol": the backend's runtime (offload_api.h) makes it ready from the payload when the model
 // is loaded and runs it with the same args. A node the runtime executes itself (runtime_op.h)

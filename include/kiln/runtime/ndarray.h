@@ -60,6 +60,9 @@ class NDArray {
 
   // A view sharing this array's storage: SHAPE/DTYPE at BYTE_OFFSET; checks it fits.
   NDArray view(const Shape& shape, DataType dtype, size_t byteOffset = 0) const;
+  // Gives this array SHAPE, of its rank, in place: every holder of the array sees it, and nothing
+  // is allocated. Throws kiln::Error when the rank differs or SHAPE's bytes exceed the storage.
+  void reshapeInPlace(const Shape& shape);
   // Copies the contents of SRC; throws kiln::Error naming both shapes/dtypes when they differ.
   void copyFrom(const NDArray& src);
   NDArray clone() const;

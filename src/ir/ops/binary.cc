@@ -80,7 +80,8 @@ OpDef binaryOp(const char* name, void (*infer)(Node&), int since) {
           .maxInputs = 2,
           .sinceVersion = since,
           .inferTypes = infer,
-          .symbolicSizes = true};
+          .symbolicSizes = true,
+          .symbolicKernel = true};
 }
 
 }  // namespace
@@ -107,7 +108,8 @@ void registerBinaryOps(const OpAdder& add) {
        .maxInputs = 3,
        .sinceVersion = 9,
        .inferTypes = inferWhere,
-       .symbolicSizes = true});
+       .symbolicSizes = true,
+       .symbolicKernel = true});
 }
 
 }  // namespace kiln::ir::ops

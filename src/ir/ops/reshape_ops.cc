@@ -38,7 +38,8 @@ void registerReshapeOps(const OpAdder& add) {
        .sinceVersion = 1,
        .inferRunTime = inferFlatten,
        .inferTypes = inferFlatten,
-       .symbolicSizes = true});
+       .symbolicSizes = true,
+       .symbolicKernel = true});
   add({.name = "Reshape",
        .opClass = OpClass::kInjective,
        .minInputs = 1,
@@ -47,7 +48,8 @@ void registerReshapeOps(const OpAdder& add) {
        .shapeInputs = {1},
        .inferRunTime = inferReshape,
        .inferTypes = inferReshape,
-       .symbolicSizes = true});
+       .symbolicSizes = true,
+       .symbolicKernel = true});
   add({.name = "Squeeze",
        .opClass = OpClass::kInjective,
        .maxInputs = 2,
@@ -55,7 +57,8 @@ void registerReshapeOps(const OpAdder& add) {
        .shapeInputs = {1},
        .inferRunTime = inferSqueeze,
        .inferTypes = inferSqueeze,
-       .symbolicSizes = true});
+       .symbolicSizes = true,
+       .symbolicKernel = true});
   add({.name = "Unsqueeze",
        .opClass = OpClass::kInjective,
        .maxInputs = 2,
@@ -63,7 +66,8 @@ void registerReshapeOps(const OpAdder& add) {
        .shapeInputs = {1},
        .inferRunTime = inferUnsqueeze,
        .inferTypes = inferUnsqueeze,
-       .symbolicSizes = true});
+       .symbolicSizes = true,
+       .symbolicKernel = true});
   add({.name = "Expand",
        .opClass = OpClass::kBroadcast,
        .minInputs = 2,

@@ -26,7 +26,8 @@ OpDef variadicOp(const char* name, Check check) {
           .maxInputs = kVariadicInputs,
           .sinceVersion = 6,
           .inferTypes = [check](Node& node) { inferVariadic(node, check); },
-          .symbolicSizes = true};
+          .symbolicSizes = true,
+          .symbolicKernel = true};
 }
 
 }  // namespace

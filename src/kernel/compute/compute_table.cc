@@ -63,6 +63,7 @@ bool hasInput(const ir::Node& node, size_t i) {
 Expr inputAt(LowerContext& ctx, const ir::Node& node, size_t i, const Index& outIdx) {
   if (!hasInput(node, i)) return nullptr;
   const ir::Value* v = node.inputs[i];
+  if (ctx.symbolic()) return ctx.accessor(v)(broadcastIndex(outIdx, ctx.extentsOf(v)));
   return ctx.accessor(v)(broadcastIndex(outIdx, ctx.shapeOf(v)));
 }
 

@@ -84,8 +84,9 @@ class DebugExecutorNode final : public ModuleNode {
           continue;
         }
         const NDArray& array = runner_->tensorArray(kernel.args[j]);
-        // A run-time sized output is shown with the shape this run gave it.
-        outs.push(tensorInfo(t.name, t.dynamic() ? array.shape() : t.shape, t.dtype));
+        // A run-time sized or symbolic output is shown with the shape this run gave it.
+        bool sized = t.dynamic() || t.resized();
+        outs.push(tensorInfo(t.name, sized ? array.shape() : t.shape, t.dtype));
         // Copied now: later kernels may reuse the storage.
         if (keepOutputs) outputs_[k].push_back(Value(array.clone()));
       }
