@@ -57,6 +57,16 @@ def time_kiln(kiln: str, so: str, npz: str, threads: int, repeat: int) -> float:
     return json.loads(out.strip().splitlines()[-1])["median_ms"]
 
 
+def median_times(kiln: str, runs: dict, threads: int, rounds: int, repeat: int) -> dict:
+    """The median time of each run {kind: (library, inputs)}, the runs alternating round by
+    round."""
+    times = {kind: [] for kind in runs}
+    for _ in range(rounds):
+        for kind, (so, npz) in runs.items():
+            times[kind].append(time_kiln(kiln, so, npz, threads, repeat))
+    return {kind: statistics.median(t) for kind, t in times.items()}
+
+
 def cpu_name() -> str:
     for line in subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines():
         if line.startswith("Model name:"):
@@ -88,11 +98,8 @@ def main() -> None:
             np.savez(npz, **feeds)
             paths[kind] = (so, npz)
         for threads in [int(t) for t in args.threads.split(",")]:
-            times = {"static": [], "dynamic": []}
-            for _ in range(args.rounds):
-                for kind, (so, npz) in paths.items():
-                    times[kind].append(time_kiln(args.kiln, so, npz, threads, args.repeat))
-            s, d = statistics.median(times["static"]), statistics.median(times["dynamic"])
+            m = median_times(args.kiln, paths, threads, args.rounds, args.repeat)
+            s, d = m["static"], m["dynamic"]
             print(f"{model:8s} threads={threads}: static {s:.3f} ms, dynamic {d:.3f} ms, "
                   f"dynamic/static {d / s:.2f} (+{d - s:.3f} ms)")
             sys.stdout.flush()

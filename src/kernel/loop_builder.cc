@@ -57,6 +57,24 @@ Stmt rowTilesOfBlock(LowerContext& ctx, const Expr& blk, int64_t perBlock, int64
   return seq({tiles, ifThenElse(compare(CompareOp::kEQ, blk, intImm(blocks - 1)), last)});
 }
 
+Stmt rowTilesOfBlock(LowerContext& ctx, const Expr& blk, int64_t perBlock, const Expr& m, int mr,
+                     const RowTileFn& body) {
+  Expr full = floorDivBy(m, mr);
+  Expr first = blk * intImm(perBlock);
+  Expr count = max(intImm(0), min(intImm(perBlock), full - first));
+  Stmt tiles = loopRange(ctx, "tile", first, count, ForKind::kSerial,
+                         [&](const Expr& t) { return body(t * intImm(mr), mr, t - first); });
+  if (mr == 1) return tiles;
+  Expr rem = binary(BinaryOp::kFloorMod, m, intImm(mr));
+  std::vector<Stmt> shortTiles;
+  for (int rows = 1; rows < mr; ++rows) {
+    shortTiles.push_back(ifThenElse(compare(CompareOp::kEQ, rem, intImm(rows)),
+                                    body(full * intImm(mr), rows, intImm(perBlock))));
+  }
+  Expr holdsShort = compare(CompareOp::kEQ, blk, floorDivBy(full, perBlock));
+  return seq({tiles, ifThenElse(holdsShort, seq(shortTiles))});
+}
+
 namespace {
 
 // Enough work per parallel task to amortise the pool's dispatch.
@@ -139,6 +157,38 @@ Stmt withScalar(LowerContext& ctx, const std::string& hint, const Expr& init,
   return allocate(b, seq({store(b, intImm(0), init), body(b)}));
 }
 
+namespace {
+
+// One partial result per lane over FULL chunks of a vector, then the elements from TAIL_START to
+// N one by one into lane 0, then the lanes folded.
+Stmt reduceByLanes(LowerContext& ctx, DataType t, const Expr& full, const Expr& tailStart,
+                   const Expr& tailCount, const Expr& init, const Combine& combine,
+                   const std::function<Expr(const Expr& k)>& value,
+                   const std::function<Stmt(const Expr& result)>& then) {
+  int64_t lanes = std::max(1, ctx.config().target.lanes);
+  Buffer part = ctx.localBuffer("part", t, {lanes});
+  Stmt initParts =
+      loop(ctx, "l", lanes, ctx.vectorKind(), [&](const Expr& l) { return store(part, l, init); });
+  Stmt main = loopRange(ctx, "kc", intImm(0), full, ForKind::kSerial, [&](const Expr& c) {
+    return loop(ctx, "l", lanes, ctx.vectorKind(), [&](const Expr& l) {
+      return store(part, l, combine(load(part, l), value(c * intImm(lanes) + l)));
+    });
+  });
+  Stmt tail = loopRange(ctx, "k", tailStart, tailCount, ForKind::kSerial, [&](const Expr& k) {
+    return store(part, intImm(0), combine(load(part, intImm(0)), value(k)));
+  });
+  Stmt finish = withScalar(ctx, "acc", load(part, intImm(0)), [&](const Buffer& acc) {
+    Stmt fold =
+        loopRange(ctx, "l", intImm(1), intImm(lanes - 1), ForKind::kSerial, [&](const Expr& l) {
+          return store(acc, intImm(0), combine(load(acc, intImm(0)), load(part, l)));
+        });
+    return seq({fold, then(load(acc, intImm(0)))});
+  });
+  return allocate(part, seq({initParts, main, tail, finish}));
+}
+
+}  // namespace
+
 Stmt reduceRange(LowerContext& ctx, DataType t, int64_t n, const Expr& init, const Combine& combine,
                  const std::function<Expr(const Expr& k)>& value,
                  const std::function<Stmt(const Expr& result)>& then) {
@@ -151,27 +201,21 @@ Stmt reduceRange(LowerContext& ctx, DataType t, int64_t n, const Expr& init, con
       return seq({body, then(load(acc, intImm(0)))});
     });
   }
-  Buffer part = ctx.localBuffer("part", t, {lanes});
   int64_t full = n / lanes;
-  Stmt initParts =
-      loop(ctx, "l", lanes, ctx.vectorKind(), [&](const Expr& l) { return store(part, l, init); });
-  Stmt main = loop(ctx, "kc", full, ForKind::kSerial, [&](const Expr& c) {
-    return loop(ctx, "l", lanes, ctx.vectorKind(), [&](const Expr& l) {
-      return store(part, l, combine(load(part, l), value(c * intImm(lanes) + l)));
-    });
+  return reduceByLanes(ctx, t, intImm(full), intImm(full * lanes), intImm(n - full * lanes), init,
+                       combine, value, then);
+}
+
+Stmt reduceRange(LowerContext& ctx, DataType t, const Expr& n, const Expr& init,
+                 const Combine& combine, const std::function<Expr(const Expr& k)>& value,
+                 const std::function<Stmt(const Expr& result)>& then) {
+  if (isIntImm(n)) return reduceRange(ctx, t, n->intValue, init, combine, value, then);
+  int64_t lanes = std::max(1, ctx.config().target.lanes);
+  Expr full = floorDivBy(n, lanes);
+  return bindVar(ctx, "full", full, [&](const Expr& f) {
+    Expr start = f * intImm(lanes);
+    return reduceByLanes(ctx, t, f, start, n - start, init, combine, value, then);
   });
-  Stmt tail = loopRange(ctx, "k", intImm(full * lanes), intImm(n - full * lanes), ForKind::kSerial,
-                        [&](const Expr& k) {
-                          return store(part, intImm(0), combine(load(part, intImm(0)), value(k)));
-                        });
-  Stmt finish = withScalar(ctx, "acc", load(part, intImm(0)), [&](const Buffer& acc) {
-    Stmt fold =
-        loopRange(ctx, "l", intImm(1), intImm(lanes - 1), ForKind::kSerial, [&](const Expr& l) {
-          return store(acc, intImm(0), combine(load(acc, intImm(0)), load(part, l)));
-        });
-    return seq({fold, then(load(acc, intImm(0)))});
-  });
-  return allocate(part, seq({initParts, main, tail, finish}));
 }
 
 int64_t localElementsCap(DataType t, int64_t count) {

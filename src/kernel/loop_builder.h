@@ -25,6 +25,10 @@ Stmt loop(LowerContext& ctx, const std::string& hint, int64_t extent, ForKind ki
 using RowTileFn = std::function<Stmt(const Expr& row0, int rows, const Expr& slot)>;
 Stmt rowTilesOfBlock(LowerContext& ctx, const Expr& blk, int64_t perBlock, int64_t blocks,
                      int64_t m, int mr, const RowTileFn& body);
+// The same for M rows known only when the kernel runs (a size in symbols): the short tile, of
+// M % MR rows (1 to MR - 1, each its own specialised tile), runs in the block holding tile M / MR.
+Stmt rowTilesOfBlock(LowerContext& ctx, const Expr& blk, int64_t perBlock, const Expr& m, int mr,
+                     const RowTileFn& body);
 
 // Loops over every index of SHAPE: the outer dimensions in one parallel loop (or fixed-size chunks
 // of a 1-D shape), the innermost dimension vectorized. Knob "chunk" sets the 1-D chunk size.
@@ -42,6 +46,10 @@ using Combine = std::function<Expr(const Expr& acc, const Expr& x)>;
 // associative merge (add, max, ...); per-element work belongs in VALUE.
 Stmt reduceRange(LowerContext& ctx, DataType t, int64_t n, const Expr& init, const Combine& combine,
                  const std::function<Expr(const Expr& k)>& value,
+                 const std::function<Stmt(const Expr& result)>& then);
+// The same over N elements known when the kernel runs (a size in symbols).
+Stmt reduceRange(LowerContext& ctx, DataType t, const Expr& n, const Expr& init,
+                 const Combine& combine, const std::function<Expr(const Expr& k)>& value,
                  const std::function<Stmt(const Expr& result)>& then);
 
 // A one-element local buffer used as a mutable scalar, initialised to INIT, live in BODY(buffer).

@@ -71,8 +71,9 @@ class LowerContext {
   // V's dims as int64 expressions: immediates, or sizes in the symbols' values.
   Index extentsOf(const ir::Value* v);
   void overrideExtents(const ir::Value* v, Index extents);
-  // The most elements V holds over the graph's bounds (its placed size).
+  // The most elements V holds over the graph's bounds (its placed size), and its shape then.
   int64_t capacityNumel(const ir::Value* v) const;
+  Dims placedShape(const ir::Value* v) const;
   // SIZE as an int64 expression of the symbols' values.
   Expr sizeExpr(const opdef::Dim& size);
 
@@ -92,7 +93,6 @@ class LowerContext {
 
  private:
   std::string uniqueName(const std::string& hint);
-  Dims placedShape(const ir::Value* v) const;
   // BODY after binding every symbol read to its value in PARAM.
   Stmt bindSymbols(const Buffer& param, Stmt body) const;
 

@@ -129,12 +129,14 @@ Stmt storeAll(LowerContext& ctx, const ir::Value* v) {
   return elementwiseNest(ctx, shape, [&](const Index& i) { return storeAt(i, flatten(i, shape)); });
 }
 
-// A group on sizes in symbols: kiln's kernels read them for pointwise ops and flat copies only.
+// A group on sizes in symbols: kiln's kernels read them for pointwise ops, flat copies and the
+// compute ops whose reads take them (OpLowering::symbolicSizes).
 void requireSymbolicKernels(const LowerContext& ctx) {
   const ir::FusedGroup& g = ctx.group();
   for (const ir::Node* n : g.nodes) {
     const OpLowering& l = loweringOf(ctx, *n);
     if (l.pointwise || (l.flatCopy && g.nodes.size() == 1)) continue;
+    if (l.symbolicSizes && l.compute) continue;
     unsupported(*n, strCat("its sizes are in symbols (", n->outputs[0]->type.str(),
                            "), and kiln's kernel for it takes static sizes only"));
   }
@@ -162,9 +164,21 @@ Stmt lowerComputed(LowerContext& ctx) {
   return seq(nests);
 }
 
+// An anchored group on sizes in symbols: an anchor whose emit takes them, then pointwise ops.
+void requireSymbolicAnchor(const LowerContext& ctx, const ir::Node& anchor) {
+  const ir::FusedGroup& g = ctx.group();
+  for (const ir::Node* n : g.nodes) {
+    const OpLowering& l = loweringOf(ctx, *n);
+    if (n == &anchor ? l.symbolicSizes : l.pointwise) continue;
+    unsupported(*n, strCat("its sizes are in symbols (", n->outputs[0]->type.str(),
+                           "), and kiln's kernel for it takes static sizes only"));
+  }
+}
+
 Stmt lowerAnchored(LowerContext& ctx, const ir::Node& anchor) {
   const ir::FusedGroup& g = ctx.group();
   const ir::Value* anchorOut = anchor.outputs[0];
+  if (ctx.symbolic()) requireSymbolicAnchor(ctx, anchor);
   // The anchor's value at the element being stored; set while the epilogue is expanded.
   auto slot = std::make_shared<Expr>();
   ctx.define(anchorOut, [slot](const Index&) {
@@ -178,7 +192,7 @@ Stmt lowerAnchored(LowerContext& ctx, const ir::Node& anchor) {
                             "; a group holds at most one anchor, first"));
     }
     for (const ir::Value* v : n.outputs) {
-      if (v->type.shape != anchorOut->type.shape) {
+      if (v->type.dims() != anchorOut->type.dims()) {
         unsupported(n,
                     strCat("its output ", v->type.str(), " differs from the shape of anchor '",
                            anchor.name, "' (", anchorOut->type.str(), ") in fused group ", g.name));
@@ -199,7 +213,8 @@ Stmt lowerAnchored(LowerContext& ctx, const ir::Node& anchor) {
       Expr x = ctx.accessor(v)(i);
       KILN_CHECK(withLanes(x->dtype, 1) == out->dtype, "value ", v->name, " computes ",
                  x->dtype.str(), " but is typed ", out->dtype.str());
-      stores.push_back(store(out, flatten(i, v->type.shape), x));
+      Expr flat = ctx.symbolic() ? flatten(i, ctx.extentsOf(v)) : flatten(i, v->type.shape);
+      stores.push_back(store(out, flat, x));
     }
     *slot = nullptr;
     return ctx.checked(seq(stores));

@@ -3,6 +3,8 @@
 // width (the order the gemm micro-kernel reads), so the kernel streams B contiguously and every
 // leading dimension of A becomes GEMM rows. Gemm's alpha is folded into the packed matrix and
 // its C becomes an Add that fuses into the kernel's epilogue.
+// A's leading dims (the GEMM rows) may be sizes in bounded symbols (a sequence length); its K
+// must be static.
 #include "kiln/ir/op_registry.h"
 #include "kiln/support/error.h"
 #include "kiln/transform/passes.h"
@@ -18,6 +20,12 @@ using runtime::NDArray;
 
 bool isFloat32Constant(const Value* v) {
   return v != nullptr && v->isConstant() && v->type.dtype == DataType::float32();
+}
+
+// The packed kernel takes A's rows static or sized in bounded symbols, and its K static.
+bool packsRowsOf(const Value* a) {
+  if (a->type.rank() < 1 || a->type.shape.back() < 0) return false;
+  return a->type.isStatic() || a->type.isBounded();
 }
 
 NDArray scaled(const NDArray& a, double s) {
@@ -46,7 +54,7 @@ class Packer {
  private:
   void packMatMul(Node* n) {
     Value *a = n->inputs[0], *b = n->inputs[1];
-    if (!isFloat32Constant(b) || b->type.rank() != 2 || a->type.rank() < 1) return;
+    if (!isFloat32Constant(b) || b->type.rank() != 2 || !packsRowsOf(a)) return;
     if (a->type.dtype != DataType::float32()) return;
     replace(n, a, packMatmulB(*b->constant, false, b_), b->name, b->type.shape[1], nullptr);
   }
@@ -54,7 +62,7 @@ class Packer {
   void packGemm(Node* n) {
     Value *a = n->inputs[0], *b = n->inputs[1];
     Value* c = n->inputs.size() > 2 ? n->inputs[2] : nullptr;
-    if (!isFloat32Constant(b) || a->type.dtype != DataType::float32()) return;
+    if (!isFloat32Constant(b) || a->type.dtype != DataType::float32() || !packsRowsOf(a)) return;
     if (n->attrs.getInt("transA", 0) != 0) return;
     bool transB = n->attrs.getInt("transB", 0) != 0;
     double alpha = n->attrs.getFloat("alpha", 1.0), beta = n->attrs.getFloat("beta", 1.0);

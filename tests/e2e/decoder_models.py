@@ -154,11 +154,17 @@ class Decoder(torch.nn.Module):
         return (logits, *presents)
 
 
+def build(kind: str, layers: int = 2, d_model: int = 64, heads: int = 4, kv_heads: int = 2,
+          vocab: int = 256, context: int = 128, seed: int = 0) -> Decoder:
+    """The decoder export() writes, with the same weights for the same arguments."""
+    torch.manual_seed(seed)
+    return Decoder(kind, layers, d_model, heads, kv_heads if kind == "llama" else heads, vocab,
+                   context).eval()
+
+
 def export(kind: str, path: str, layers: int = 2, d_model: int = 64, heads: int = 4,
            kv_heads: int = 2, vocab: int = 256, context: int = 128, seed: int = 0) -> None:
-    torch.manual_seed(seed)
-    model = Decoder(kind, layers, d_model, heads, kv_heads if kind == "llama" else heads, vocab,
-                    context).eval()
+    model = build(kind, layers, d_model, heads, kv_heads, vocab, context, seed)
     cache_heads = kv_heads if kind == "llama" else heads
     head_dim = d_model // heads
     ids = torch.randint(0, vocab, (1, 3))

@@ -7,11 +7,14 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <sstream>
 
 #include "allocation_counter.h"
 #include "kiln/driver/compile.h"
 #include "kiln/ir/parser.h"
 #include "kiln/runtime/artifact.h"
+#include "kiln/support/error.h"
+#include "kiln/support/file.h"
 #include "kiln/support/json.h"
 #include "model_builder.h"
 
@@ -111,6 +114,102 @@ TEST_F(SymbolicKernels, EveryNodeIsACompiledKernelPlannedAtTheBounds) {
   EXPECT_EQ(capacity["x"], "[2,32,8]");
   EXPECT_EQ(capacity["r"], "[2,32,8]");
   EXPECT_EQ(capacity["z"], "[32,16]");
+}
+
+// A two-layer perceptron over a sequence: both MatMuls are packed-weight gemm kernels whose rows
+// are the symbol, the bias and ReLU their epilogue. 40 rows and 19 columns leave row and column
+// tails for every tile size.
+const char* kMlp = R"(graph main(%x: float32[1,seq,24]) dims "1<=seq<=40" {
+  %w1 = const float32[24,40] random(seed=1)
+  %b1 = const float32[40] random(seed=2)
+  %w2 = const float32[40,19] random(seed=3)
+  %h = MatMul(%x, %w1) : float32[1,seq,40]
+  %hb = Add(%h, %b1) : float32[1,seq,40]
+  %r = Relu(%hb) : float32[1,seq,40]
+  %y = MatMul(%r, %w2) : float32[1,seq,19]
+  return %y
+})";
+
+std::vector<float> constantOf(const ir::Graph& g, const std::string& name) {
+  return toVector(*g.findValue(name)->constant);
+}
+
+// relu(x W1 + b1) W2 for SEQ rows, in double.
+std::vector<float> referenceMlp(const ir::Graph& g, const std::vector<float>& x, int64_t seq) {
+  std::vector<float> w1 = constantOf(g, "w1"), b1 = constantOf(g, "b1"), w2 = constantOf(g, "w2");
+  std::vector<float> y(static_cast<size_t>(seq * 19));
+  for (int64_t r = 0; r < seq; ++r) {
+    std::vector<double> h(40);
+    for (size_t j = 0; j < 40; ++j) {
+      double acc = b1[j];
+      for (size_t k = 0; k < 24; ++k) acc += double{x[r * 24 + k]} * w1[k * 40 + j];
+      h[j] = std::max(0.0, acc);
+    }
+    for (size_t j = 0; j < 19; ++j) {
+      double acc = 0;
+      for (size_t k = 0; k < 40; ++k) acc += h[k] * w2[k * 19 + j];
+      y[r * 19 + j] = static_cast<float>(acc);
+    }
+  }
+  return y;
+}
+
+// Every size from 1 to the bound through one executor of the library at PATH.
+void expectEveryRowCount(const std::string& path, const ir::Graph& g) {
+  runtime::Module ex = runtime::loadModule(path)["default"](runtime::Device::cpu()).asModule();
+  for (int64_t seq = 1; seq <= 40; ++seq) {
+    std::vector<float> x = randomVector(static_cast<size_t>(seq * 24), static_cast<int>(seq));
+    ex["set_input"]("x", toArray(x, {1, seq, 24}));
+    ex["run"]();
+    runtime::NDArray y = ex["get_output"](0).asNDArray();
+    ASSERT_EQ(y.shape(), (runtime::Shape{1, seq, 19}));
+    EXPECT_LT(relativeError(toVector(y), referenceMlp(g, x, seq)), 1e-5) << "seq " << seq;
+  }
+}
+
+TEST(SymbolicMatmul, PackedGemmKernelsRunEveryRowCountWithinTheBounds) {
+  std::string dir = scratchDir();
+  std::unique_ptr<ir::Graph> g = ir::parseGraph(kMlp);
+  std::unique_ptr<ir::Graph> compiled = ir::parseGraph(kMlp);
+  driver::CompileOptions options;
+  options.dumpIrDir = dir + "/ir";
+  driver::compileGraph(*compiled, dir + "/mlp.so", options);
+  runtime::ArtifactFile file = runtime::readArtifactFile(dir + "/mlp.so");
+  int gemms = 0;
+  for (const Json& k : file.artifact.models.at(0).metadata.at("kernels").asArray()) {
+    EXPECT_FALSE(k.contains("runtime_op")) << k.dump();
+    gemms += k.at("ops").dump().find("kiln.MatMulPacked") != std::string::npos ? 1 : 0;
+  }
+  EXPECT_EQ(gemms, 2);
+  expectEveryRowCount(dir + "/mlp.so", *g);
+
+  // Tiles of 5 rows, one tile per task, K in blocks of 7: short tiles of 1 to 4 rows in any
+  // task, partial sums kept between K blocks.
+  std::string schedules;
+  std::istringstream lines(readTextFile(dir + "/ir/schedules.json"));
+  for (std::string line; std::getline(lines, line);) {
+    Json r = Json::parse(line);
+    if (r.at("workload").asString().rfind("kiln.MatMulPacked", 0) != 0) continue;
+    schedules +=
+        strCat(R"({"workload": )", r.at("workload").dump(),
+               R"(, "knobs": {"mr": 5, "nv": 1, "k_block": 7, "tiles_per_task": 1}})", "\n");
+  }
+  writeFileAtomic(dir + "/tiles.jsonl", schedules);
+  options.dumpIrDir = dir + "/tiled_ir";
+  options.schedulePath = dir + "/tiles.jsonl";
+  compiled = ir::parseGraph(kMlp);
+  driver::compileGraph(*compiled, dir + "/tiled.so", options);
+  int tiled = 0;
+  lines = std::istringstream(readTextFile(dir + "/tiled_ir/schedules.json"));
+  for (std::string line; std::getline(lines, line);) {
+    Json knobs = Json::parse(line).at("knobs");
+    tiled +=
+        knobs.contains("k_block") && knobs.at("mr").asInt() == 5 && knobs.at("k_block").asInt() == 7
+            ? 1
+            : 0;
+  }
+  EXPECT_EQ(tiled, 2) << "the schedule file did not reach both gemms";
+  expectEveryRowCount(dir + "/tiled.so", *g);
 }
 
 }  // namespace

@@ -134,10 +134,11 @@ void inferMatMulPacked(Node& node) {
   int64_t b = blockOf(node), n = node.attrs.getInt("n", 0);
   if (a.rank() < 1 || n < 1) fail(node, "needs A of rank >= 1 and n >= 1");
   Shape want = {blocks(n, b), a.shape.back(), b};
+  if (a.shape.back() < 0) fail(node, "A is ", a.str(), "; its last dim K must be static");
   if (bp.shape != want) fail(node, "packed B is ", bp.str(), "; expected ", listStr(want));
-  Shape out = a.shape;
+  opdef::DimList out = a.dims();  // the leading dims may be sizes in symbols
   out.back() = n;
-  setOutput(node, 0, {a.dtype, out});
+  setOutput(node, 0, TensorType::of(a.dtype, out));
 }
 
 }  // namespace
@@ -156,7 +157,9 @@ void registerBlockedLayoutOps(const OpAdder& add) {
        .opClass = OpClass::kComplex,
        .minInputs = 2,
        .maxInputs = 2,
-       .inferTypes = inferMatMulPacked});
+       .inferTypes = inferMatMulPacked,
+       .symbolicSizes = true,
+       .symbolicKernel = true});
 }
 
 }  // namespace kiln::ir::ops

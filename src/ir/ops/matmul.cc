@@ -60,7 +60,8 @@ void registerMatmulOps(const OpAdder& add) {
        .maxInputs = 2,
        .sinceVersion = 1,
        .inferTypes = inferMatMul,
-       .symbolicSizes = true});
+       .symbolicSizes = true,
+       .symbolicKernel = true});
   add({.name = "Gemm",
        .opClass = OpClass::kComplex,
        .minInputs = 2,

@@ -119,12 +119,14 @@ void registerNormalizationOps(const OpAdder& add) {
        .opClass = OpClass::kReduction,
        .sinceVersion = 1,
        .inferTypes = inferSoftmax,
-       .symbolicSizes = true});
+       .symbolicSizes = true,
+       .symbolicKernel = true});
   add({.name = "LogSoftmax",
        .opClass = OpClass::kReduction,
        .sinceVersion = 1,
        .inferTypes = inferSoftmax,
-       .symbolicSizes = true});
+       .symbolicSizes = true,
+       .symbolicKernel = true});
   add({.name = "Hardmax",
        .opClass = OpClass::kReduction,
        .sinceVersion = 1,
@@ -144,7 +146,8 @@ void registerNormalizationOps(const OpAdder& add) {
        .sinceVersion = 17,
        .computedOutputs = 1,  // Mean and InvStdDev come from the ONNX function
        .inferTypes = inferLayerNorm,
-       .symbolicSizes = true});
+       .symbolicSizes = true,
+       .symbolicKernel = true});
   // LRN reads neighbouring channels, so it cannot run in an epilogue that sees one element.
   add({.name = "LRN", .opClass = OpClass::kOpaque, .sinceVersion = 1, .inferTypes = inferLrn});
 }

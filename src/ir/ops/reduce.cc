@@ -35,7 +35,9 @@ void inferArgReduce(Node& node) {
   setOutput(node, 0, TensorType::of(DataType::int64(), out));
 }
 
-OpDef reduceOp(const char* name) {
+// SYMBOLIC_KERNEL: kiln's kernel takes sizes in symbols (kept rows, a static trailing block
+// reduced); ReduceSum leaves them to its run-time op, which takes any form.
+OpDef reduceOp(const char* name, bool symbolicKernel = true) {
   return {.name = name,
           .opClass = OpClass::kReduction,
           .minInputs = 1,
@@ -43,14 +45,15 @@ OpDef reduceOp(const char* name) {
           .sinceVersion = 1,
           .shapeInputs = {1},
           .inferTypes = inferReduce,
-          .symbolicSizes = true};
+          .symbolicSizes = true,
+          .symbolicKernel = symbolicKernel};
 }
 
 }  // namespace
 
 void registerReduceOps(const OpAdder& add) {
   add(reduceOp("ReduceMean"));
-  add(reduceOp("ReduceSum"));
+  add(reduceOp("ReduceSum", false));
   add(reduceOp("ReduceMax"));
   add(reduceOp("ReduceMin"));
   add(reduceOp("ReduceProd"));

@@ -137,14 +137,16 @@ void registerShapeOps(const OpAdder& add) {
        .maxInputs = kVariadicInputs,
        .sinceVersion = 4,
        .inferTypes = inferConcat,
-       .symbolicSizes = true});
+       .symbolicSizes = true,
+       .symbolicKernel = true});
   add({.name = "Gather",
        .opClass = OpClass::kInjective,
        .minInputs = 2,
        .maxInputs = 2,
        .sinceVersion = 1,
        .inferTypes = inferGather,
-       .symbolicSizes = true});
+       .symbolicSizes = true,
+       .symbolicKernel = true});
   add({.name = "GatherElements",
        .opClass = OpClass::kInjective,
        .minInputs = 2,
@@ -156,7 +158,8 @@ void registerShapeOps(const OpAdder& add) {
        .opClass = OpClass::kInjective,
        .sinceVersion = 1,
        .inferTypes = inferTranspose,
-       .symbolicSizes = true});
+       .symbolicSizes = true,
+       .symbolicKernel = true});
 }
 
 }  // namespace kiln::ir::ops

@@ -1,6 +1,7 @@
 // Normalizations: inference BatchNormalization and LRN as per-element expressions (so they fuse
 // like elementwise ops); InstanceNormalization and LayerNormalization as fused row reductions
 // (mean, variance, scale) that anchor a group.
+#include <algorithm>
 #include <cmath>
 
 #include "../loop_builder.h"
@@ -64,17 +65,24 @@ std::vector<Accessor> lrn(LowerContext& ctx, const ir::Node& node) {
   return {y};
 }
 
+// How many rows a normalisation runs: this run's (an expression, sizes in symbols) and the most.
+struct Rows {
+  Expr count;
+  int64_t most = 0;
+};
+
 // Normalizes each row of K contiguous elements: mean, variance, then the scaled output.
 Stmt normalizeRows(
-    LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn, int64_t rows, int64_t k,
+    LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn, const Rows& rows, int64_t k,
     double eps, const std::function<Index(const Expr&, const Expr&)>& outIdx,
     const std::function<Expr(const Expr& row, const Index& idx, const Expr& norm)>& affine) {
   const ir::Value* xv = node.inputs[0];
   DataType t = node.outputs[0]->type.dtype;
   if (!t.isFloat()) unsupported(node, strCat("dtype ", t.str(), "; expected a float type"));
-  ForKind kind = rows * k >= (1 << 14) && rows > 1 ? ctx.parallelKind() : ForKind::kSerial;
+  bool wide = rows.most * k >= (1 << 14) && rows.most > 1;
+  ForKind kind = wide ? ctx.parallelKind() : ForKind::kSerial;
   Expr kf = constant(static_cast<double>(k), t);
-  return loop(ctx, "row", rows, kind, [&](const Expr& row) {
+  return loopRange(ctx, "row", intImm(0), rows.count, kind, [&](const Expr& row) {
     Expr base = row * intImm(k);
     auto x = [&](const Expr& j) { return ctx.readFlat(xv, base + j); };
     return reduceRange(ctx, t, k, constant(0, t), add, x, [&](const Expr& sum) {
@@ -96,14 +104,28 @@ Stmt normalizeRows(
   });
 }
 
+// Rows in symbols (a sequence length) take this run's count; the normalised dims are static.
 Stmt emitLayerNorm(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn) {
-  const Dims& xs = node.inputs[0]->type.shape;
+  const ir::Value* xv = node.inputs[0];
+  const Dims& xs = xv->type.shape;
   auto rank = static_cast<int64_t>(xs.size());
   int64_t axis = normalizeAxis(node, node.attrs.getInt("axis", -1), rank);
   Dims outer(xs.begin(), xs.begin() + axis), row(xs.begin() + axis, xs.end());
   double eps = node.attrs.getFloat("epsilon", 1e-5);
-  auto outIdx = [outer, row](const Expr& r, const Expr& j) {
-    Index idx = unflatten(r, outer), tail = unflatten(j, row);
+  Rows rows{intImm(product(outer)), product(outer)};
+  Index outerX;
+  if (ctx.symbolic()) {
+    if (std::any_of(row.begin(), row.end(), [](int64_t d) { return d < 0; })) {
+      unsupported(node, strCat("it normalises over dims sized in symbols (", xv->type.str(),
+                               ", axis ", axis, "); kiln's kernel takes them static"));
+    }
+    Index extents = ctx.extentsOf(xv);
+    outerX.assign(extents.begin(), extents.begin() + axis);
+    rows = {productOf(outerX), ctx.capacityNumel(xv) / std::max<int64_t>(1, product(row))};
+  }
+  auto outIdx = [&ctx, outer, outerX, row](const Expr& r, const Expr& j) {
+    Index idx = ctx.symbolic() ? unflatten(r, outerX) : unflatten(r, outer);
+    Index tail = unflatten(j, row);
     idx.insert(idx.end(), tail.begin(), tail.end());
     return idx;
   };
@@ -112,7 +134,7 @@ Stmt emitLayerNorm(LowerContext& ctx, const ir::Node& node, const StoreFn& store
     if (hasInput(node, 2)) y = y + inputAt(ctx, node, 2, idx);
     return y;
   };
-  return normalizeRows(ctx, node, storeFn, product(outer), product(row), eps, outIdx, affine);
+  return normalizeRows(ctx, node, storeFn, rows, product(row), eps, outIdx, affine);
 }
 
 Stmt emitInstanceNorm(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn) {
@@ -128,7 +150,8 @@ Stmt emitInstanceNorm(LowerContext& ctx, const ir::Node& node, const StoreFn& st
   auto affine = [&ctx, &node](const Expr&, const Index& idx, const Expr& norm) {
     return norm * channelParam(ctx, node, 1, idx[1]) + channelParam(ctx, node, 2, idx[1]);
   };
-  return normalizeRows(ctx, node, storeFn, product(planes), product(spatial), eps, outIdx, affine);
+  Rows rows{intImm(product(planes)), product(planes)};
+  return normalizeRows(ctx, node, storeFn, rows, product(spatial), eps, outIdx, affine);
 }
 
 }  // namespace
@@ -137,6 +160,7 @@ void addBatchNormLowerings(LoweringMap& table) {
   table["BatchNormalization"].compute = batchNorm;
   table["LRN"].compute = lrn;
   table["LayerNormalization"].emit = emitLayerNorm;
+  table["LayerNormalization"].symbolicSizes = true;
   table["InstanceNormalization"].emit = emitInstanceNorm;
 }
 

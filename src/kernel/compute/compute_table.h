@@ -25,10 +25,10 @@ struct OpLowering {
   bool pointwise = false;
   // Output 0 holds input 0's elements in the same flat order (Reshape and friends).
   bool flatCopy = false;
+  // Takes tensors sized in symbols (LowerContext::symbolic): the anchor's emit, or the compute
+  // op's reads (index mappings that need no static size).
+  bool symbolicSizes = false;
 };
-
-// What the families fill; the builtin LoweringTable is made from it.
-using LoweringMap = std::map<std::string, OpLowering>;
 
 // What the families fill; the builtin LoweringTable is made from it.
 using LoweringMap = std::map<std::string, OpLowering>;

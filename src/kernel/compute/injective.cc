@@ -84,6 +84,10 @@ Expr gatherRead(LowerContext& ctx, const ir::Node& n, const Index& idx) {
   auto axis = static_cast<size_t>(normalizeAxis(n, n.attrs.getInt("axis", 0), rank));
   Index indIdx(idx.begin() + static_cast<std::ptrdiff_t>(axis),
                idx.begin() + static_cast<std::ptrdiff_t>(axis + ind.size()));
+  if (data[axis] < 0) {
+    unsupported(n, strCat("it gathers along a dim sized in symbols (", n.inputs[0]->type.str(),
+                          ", axis ", axis, ")"));
+  }
   Expr i = cast(DataType::int64(), input(ctx, n, 1, indIdx));
   i = checkedIndex(ctx, i, data[axis]);
   Index src(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(axis));
@@ -233,16 +237,23 @@ Stmt emitConcat(LowerContext& ctx, const ir::Node& n, const StoreFn& storeFn) {
   auto axis = static_cast<size_t>(
       normalizeAxis(n, n.attrs.getInt("axis"), static_cast<int64_t>(out.size())));
   std::vector<Stmt> parts;
-  int64_t offset = 0;
+  Expr offset = intImm(0);  // a sum of sizes in symbols when the inputs have them
   for (size_t i = 0; i < n.inputs.size(); ++i) {
     const ir::Value* v = n.inputs[i];
     Accessor a = ctx.accessor(v);
-    parts.push_back(elementwiseNest(ctx, shapeOf(v), [&](const Index& idx) {
+    auto slab = [&](const Index& idx) {
       Index o = idx;
-      o[axis] = idx[axis] + intImm(offset);
+      o[axis] = ctx.symbolic() && isIntImm(offset, 0) ? idx[axis] : idx[axis] + offset;
       return storeFn(o, a(idx));
-    }));
-    offset += shapeOf(v)[axis];
+    };
+    if (ctx.symbolic()) {
+      Index extents = ctx.extentsOf(v);
+      parts.push_back(elementwiseNest(ctx, extents, ctx.capacityNumel(v), slab));
+      offset = isIntImm(offset, 0) ? extents[axis] : offset + extents[axis];
+    } else {
+      parts.push_back(elementwiseNest(ctx, shapeOf(v), slab));
+      offset = intImm(offset->intValue + shapeOf(v)[axis]);
+    }
   }
   return seq(parts);
 }
@@ -272,8 +283,10 @@ void addInjectiveLowerings(LoweringMap& table) {
     table[name] = l;
   }
   table["Transpose"] = computeOp(transposeRead);
+  table["Transpose"].symbolicSizes = true;
   table["Slice"] = computeOp(sliceRead);
   table["Gather"] = computeOp(gatherRead);
+  table["Gather"].symbolicSizes = true;  // along a static dim
   table["GatherElements"] = computeOp(gatherElementsRead);
   table["Expand"] = computeOp([](LowerContext& ctx, const ir::Node& n, const Index& idx) {
     return input(ctx, n, 0, broadcastIndex(idx, ctx.shapeOf(n.inputs[0])));
@@ -290,6 +303,7 @@ void addInjectiveLowerings(LoweringMap& table) {
   table["ConstantOfShape"] = computeOp(constantOfShapeValue);
   table["Split"].compute = splitOutputs;
   table["Concat"].emit = emitConcat;
+  table["Concat"].symbolicSizes = true;
 }
 
 }  // namespace kiln::kernel

@@ -204,6 +204,7 @@ Stmt emitGemm(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn) {
 }
 
 Stmt emitMatMul(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn) {
+  if (ctx.symbolic()) return emitSymbolicMatMul(ctx, node, storeFn);
   Dims as = node.inputs[0]->type.shape;
   Dims bs = node.inputs[1]->type.shape;
   const Dims& ys = node.outputs[0]->type.shape;
@@ -246,6 +247,7 @@ Stmt emitMatMul(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn)
 void addMatmulLowerings(LoweringMap& table) {
   table["Gemm"].emit = emitGemm;
   table["MatMul"].emit = emitMatMul;
+  table["MatMul"].symbolicSizes = true;
 }
 
 }  // namespace kiln::kernel

@@ -7,6 +7,11 @@
 // fit the L2 cache, K is blocked: each block of K passes over all the task's row tiles. Rows past a
 // multiple of MR run as one smaller tile; columns past N in the last panel are computed (B holds
 // zeros there) but not stored.
+//
+// Rows sized in symbols (a sequence length): the tasks are laid out for the rows at the bounds,
+// panel group major, so a run of few rows still spreads its panels over the threads; a task's
+// full tiles stop at this run's rows, and the short tile is one of MR - 1 specialised tiles. The
+// micro-kernel and B's panels are those of the static case.
 #include <algorithm>
 #include <limits>
 
@@ -30,8 +35,19 @@ class PackedMatmul {
     const Dims& bs = bv_->type.shape;
     lead_ = Dims(as.begin(), as.end() - 1);
     k_ = as.back();
-    m_ = product(lead_);
     n_ = node.attrs.getInt("n");
+    symbolic_ = ctx.symbolic();
+    if (symbolic_) {
+      if (k_ < 0)
+        unsupported(node, "its reduction length K is sized in symbols; it must be static");
+      Index extents = ctx.extentsOf(av_);
+      leadX_ = Index(extents.begin(), extents.end() - 1);
+      rows_ = productOf(leadX_);
+      m_ = n_ > 0 ? ctx.capacityNumel(node.outputs[0]) / n_ : 0;  // the rows at the bounds
+    } else {
+      m_ = product(lead_);
+      rows_ = intImm(m_);
+    }
     nb_ = bs[0];
     L_ = bs[2];
     if (L_ != ctx.config().target.lanes) {
@@ -61,14 +77,16 @@ class PackedMatmul {
     int64_t tilesPerTask = ctx_.knob("tiles_per_task", tiles * groups / 32, 1,
                                      std::clamp<int64_t>(tiles, 1, maxTiles));
     int64_t blocks = ceilDiv(tiles, tilesPerTask);
+    Dims tasks = symbolic_ ? Dims{groups, blocks} : Dims{blocks, groups};
+    std::vector<std::string> names =
+        symbolic_ ? std::vector<std::string>{"g", "blk"} : std::vector<std::string>{"blk", "g"};
     return loop(ctx_, "task", blocks * groups, ctx_.parallelKind(), [&](const Expr& task) {
-      return bindVars(ctx_, {"blk", "g"}, unflatten(task, {blocks, groups}), [&](const Index& v) {
-        const Expr &blk = v[0], &g = v[1];
+      return bindVars(ctx_, names, unflatten(task, tasks), [&](const Index& v) {
+        const Expr &blk = v[symbolic_ ? 1 : 0], &g = v[symbolic_ ? 0 : 1];
         auto body = [&](int nv) {
           if (kBlock_ < k_) return blockedK(g, blk, nv, tilesPerTask, blocks);
-          return rowTilesOfBlock(
-              ctx_, blk, tilesPerTask, blocks, m_, mr_,
-              [&](const Expr& m0, int mr, const Expr&) { return tile(m0, mr, g, nv); });
+          return rowTiles(blk, tilesPerTask, blocks,
+                          [&](const Expr& m0, int mr, const Expr&) { return tile(m0, mr, g, nv); });
         };
         int tail = static_cast<int>(nb_ % nv_);
         if (tail == 0) return body(nv_);
@@ -79,9 +97,15 @@ class PackedMatmul {
 
  private:
   Index outIndex(const Expr& row, const Expr& col) const {
-    Index idx = unflatten(row, lead_);
+    Index idx = symbolic_ ? unflatten(row, leadX_) : unflatten(row, lead_);
     idx.push_back(col);
     return idx;
+  }
+
+  // The row tiles of block BLK: up to this run's rows when they are sized in symbols.
+  Stmt rowTiles(const Expr& blk, int64_t perBlock, int64_t blocks, const RowTileFn& body) {
+    if (symbolic_) return rowTilesOfBlock(ctx_, blk, perBlock, rows_, mr_, body);
+    return rowTilesOfBlock(ctx_, blk, perBlock, blocks, m_, mr_, body);
   }
 
   // The row tiles of block BLK (of TILES_PER_TASK tiles) for panel group G, K in blocks of
@@ -91,15 +115,24 @@ class PackedMatmul {
     int64_t slot = int64_t{mr_} * nv * L_;
     Buffer cbuf = ctx_.localBuffer("cbuf", t_, {(tilesPerTask + 1) * slot});
     auto eachTile = [&](const std::function<Stmt(const Expr& m0, int mr, const Expr& at)>& f) {
-      return rowTilesOfBlock(
-          ctx_, blk, tilesPerTask, blocks, m_, mr_,
-          [&](const Expr& m0, int mr, const Expr& s) { return f(m0, mr, s * intImm(slot)); });
+      return rowTiles(blk, tilesPerTask, blocks, [&](const Expr& m0, int mr, const Expr& s) {
+        return f(m0, mr, s * intImm(slot));
+      });
     };
-    Stmt zero =
-        loop(ctx_, "z", (tilesPerTask + 1) * slot / L_, ForKind::kSerial, [&](const Expr& i) {
-          return store(cbuf, i * intImm(L_) + ramp(intImm(0), intImm(1), static_cast<int>(L_)),
-                       constant(0, t_));
-        });
+    // Zeroes VECTORS vectors of cbuf from vector FIRST.
+    auto zeroVectors = [&](const Expr& first, const Expr& vectors) {
+      return loopRange(ctx_, "z", first, vectors, ForKind::kSerial, [&](const Expr& i) {
+        return store(cbuf, i * intImm(L_) + ramp(intImm(0), intImm(1), static_cast<int>(L_)),
+                     constant(0, t_));
+      });
+    };
+    Stmt zero = zeroVectors(intImm(0), intImm((tilesPerTask + 1) * slot / L_));
+    if (symbolic_) {  // only the slots of this run's tiles: the full ones, then the short one's
+      Expr full = max(intImm(0), min(intImm(tilesPerTask),
+                                     floorDivBy(rows_, mr_) - blk * intImm(tilesPerTask)));
+      zero = seq({zeroVectors(intImm(0), full * intImm(slot / L_)),
+                  zeroVectors(intImm(tilesPerTask * slot / L_), intImm(slot / L_))});
+    }
     int64_t chunks = ceilDiv(k_, kBlock_);
     Stmt sums = loop(ctx_, "kb", chunks, ForKind::kSerial, [&](const Expr& c) {
       Expr k0 = c * intImm(kBlock_);
@@ -182,6 +215,11 @@ class PackedMatmul {
   const ir::Value *av_, *bv_;
   DataType t_;
   Dims lead_;
+  // Sized in symbols: the leading dims' and the rows' expressions; m_ is then the rows at the
+  // bounds.
+  bool symbolic_ = false;
+  Index leadX_;
+  Expr rows_;
   int64_t k_ = 0, m_ = 0, n_ = 0, nb_ = 0, L_ = 1;
   int mr_ = 1, nv_ = 1;
   int64_t kBlock_ = 0;

@@ -25,4 +25,8 @@ struct Matmul {
 // when the panel would not fit the local-buffer budget (the caller then uses another schedule).
 Stmt emitPanelMatmul(LowerContext& ctx, const Matmul& mm, const StoreFn& storeFn);
 
+// MatMul of operands sized in symbols (matrices, any batch dims): a task per output row, known
+// when the kernel runs (matmul_symbolic.cc).
+Stmt emitSymbolicMatMul(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn);
+
 }  // namespace kiln::kernel

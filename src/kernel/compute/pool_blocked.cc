@@ -62,6 +62,7 @@ void addBlockedLayoutLowerings(LoweringMap& table) {
   table["kiln.PoolBlocked"].emit = emitPoolBlocked;
   table["kiln.LayoutTransform"] = layoutTransformLowering();
   table["kiln.MatMulPacked"].emit = emitMatMulPacked;
+  table["kiln.MatMulPacked"].symbolicSizes = true;
 }
 
 }  // namespace kiln::kernel

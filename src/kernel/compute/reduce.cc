@@ -73,6 +73,36 @@ std::vector<bool> reducedAxes(const ir::Node& node, int64_t rank) {
   return reduced;
 }
 
+// Sizes in symbols: kept leading dims (the rows, any of them in symbols) and a static trailing
+// block of reduced axes, each row reduced with vectorized partials (RMSNorm's mean of squares).
+Stmt emitSymbolicReduce(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn,
+                        const std::vector<bool>& reduced, const ReduceOp& op, DataType t) {
+  const ir::Value* xv = node.inputs[0];
+  const Dims& xs = xv->type.shape;
+  auto first =
+      static_cast<size_t>(std::find(reduced.begin(), reduced.end(), true) - reduced.begin());
+  bool trailing = first < xs.size() && node.op != "ReduceLogSumExp";
+  for (size_t d = first; d < xs.size(); ++d) trailing = trailing && reduced[d] && xs[d] >= 0;
+  if (!trailing) {
+    unsupported(node, strCat("its sizes are in symbols (", xv->type.str(),
+                             "); kiln's kernel for them reduces a static trailing block of axes"));
+  }
+  int64_t count = product(Dims(xs.begin() + static_cast<std::ptrdiff_t>(first), xs.end()));
+  Index extents = ctx.extentsOf(xv);
+  Index outer(extents.begin(), extents.begin() + static_cast<std::ptrdiff_t>(first));
+  int64_t most = ctx.capacityNumel(xv) / std::max<int64_t>(1, count);
+  bool keepDims = node.attrs.getInt("keepdims", 1) != 0;
+  ForKind kind = most * count >= (1 << 14) && most > 1 ? ctx.parallelKind() : ForKind::kSerial;
+  return loopRange(ctx, "o", intImm(0), productOf(outer), kind, [&](const Expr& o) {
+    Index idx = unflatten(o, outer);
+    if (keepDims) idx.resize(xs.size(), intImm(0));
+    return reduceRange(
+        ctx, t, count, op.init(t), op.combine,
+        [&](const Expr& k) { return op.pre(ctx.readFlat(xv, o * intImm(count) + k)); },
+        [&](const Expr& r) { return storeFn(idx, op.post(r, count)); });
+  });
+}
+
 Stmt emitReduce(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn) {
   const ir::Value* xv = node.inputs[0];
   const Dims& xs = xv->type.shape;
@@ -88,6 +118,7 @@ Stmt emitReduce(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn)
   if (!t.isFloat() && !kIntegerOk.count(node.op)) {
     unsupported(node, strCat("dtype ", t.str(), "; expected a float type"));
   }
+  if (ctx.symbolic()) return emitSymbolicReduce(ctx, node, storeFn, reduced, op, t);
   Dims strides = stridesOf(xs);
   int64_t last = -1, count = 1;
   for (int64_t d = 0; d < rank; ++d) {
@@ -280,6 +311,7 @@ void addReduceLowerings(LoweringMap& table) {
        {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
         "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"}) {
     table[name].emit = emitReduce;
+    table[name].symbolicSizes = true;
   }
   table["ArgMax"].emit = emitArg;
   table["ArgMin"].emit = emitArg;

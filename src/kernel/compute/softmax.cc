@@ -15,6 +15,11 @@ enum class Kind { kSoftmax, kLogSoftmax, kHardmax };
 struct Rows {
   int64_t outer = 1, k = 1, inner = 1;
   Dims outerDims, kDims, innerDims;
+  // The rows and their length as expressions: this run's when sized in symbols (then only over
+  // the last axis, outerX the outer extents), else immediates of outer and k.
+  Expr outerN, kN;
+  Index outerX;
+  bool symbolic = false;
 };
 
 Rows rowsOf(const ir::Node& node, const Dims& shape) {
@@ -33,10 +38,40 @@ Rows rowsOf(const ir::Node& node, const Dims& shape) {
   r.outer = product(r.outerDims);
   r.k = product(r.kDims);
   r.inner = product(r.innerDims);
+  r.outerN = intImm(r.outer);
+  r.kN = intImm(r.k);
+  return r;
+}
+
+// Rows sized in symbols: the axis must be the last one (softmax over a growing key length).
+Rows symbolicRowsOf(LowerContext& ctx, const ir::Node& node, Kind kind) {
+  const ir::Value* xv = node.inputs[0];
+  auto rank = static_cast<int64_t>(xv->type.rank());
+  bool legacy = node.attrs.has("kiln.softmax_legacy");
+  int64_t axis = normalizeAxis(node, node.attrs.getInt("axis", legacy ? 1 : -1), rank);
+  if (legacy || axis != rank - 1 || kind == Kind::kHardmax) {
+    unsupported(node, strCat("its sizes are in symbols (", xv->type.str(),
+                             "); kiln's kernel for them takes Softmax and LogSoftmax over the "
+                             "last axis (opset 13 or later)"));
+  }
+  Index extents = ctx.extentsOf(xv);
+  Rows r;
+  r.symbolic = true;
+  r.outerX.assign(extents.begin(), extents.end() - 1);
+  r.outerN = productOf(r.outerX);
+  r.kN = extents.back();
+  Dims most = ctx.placedShape(xv);
+  r.k = most.back();
+  r.outer = product(most) / std::max<int64_t>(1, r.k);
   return r;
 }
 
 Index rowIndex(const Rows& r, const Expr& o, const Expr& k, const Expr& i) {
+  if (r.symbolic) {
+    Index idx = unflatten(o, r.outerX);
+    idx.push_back(k);
+    return idx;
+  }
   Index idx = unflatten(o, r.outerDims);
   Index ks = unflatten(k, r.kDims);
   Index is = unflatten(i, r.innerDims);
@@ -56,8 +91,8 @@ Stmt emitContiguous(LowerContext& ctx, const ir::Node& node, const StoreFn& stor
                     const Rows& r, DataType t) {
   const ir::Value* xv = node.inputs[0];
   ForKind outer = r.outer * r.k >= 4096 ? ctx.parallelKind() : ForKind::kSerial;
-  return loop(ctx, "row", r.outer, outer, [&](const Expr& row) {
-    Expr base = row * intImm(r.k);
+  return loopRange(ctx, "row", intImm(0), r.outerN, outer, [&](const Expr& row) {
+    Expr base = row * r.kN;
     auto x = [&](const Expr& k) { return ctx.readFlat(xv, base + k); };
     if (kind == Kind::kHardmax) {
       // The first index of the maximum gets 1.
@@ -80,13 +115,13 @@ Stmt emitContiguous(LowerContext& ctx, const ir::Node& node, const StoreFn& stor
           });
     }
     return reduceRange(
-        ctx, t, r.k, lowest(t), [](const Expr& a, const Expr& b) { return max(a, b); }, x,
+        ctx, t, r.kN, lowest(t), [](const Expr& a, const Expr& b) { return max(a, b); }, x,
         [&](const Expr& mx) {
           return reduceRange(
-              ctx, t, r.k, constant(0, t), add,
+              ctx, t, r.kN, constant(0, t), add,
               [&](const Expr& k) { return call(Intrinsic::kExp, {x(k) - mx}); },
               [&](const Expr& sum) {
-                return loop(ctx, "k", r.k, ctx.vectorKind(), [&](const Expr& k) {
+                return loopRange(ctx, "k", intImm(0), r.kN, ctx.vectorKind(), [&](const Expr& k) {
                   return storeFn(rowIndex(r, row, k, intImm(0)), finalValue(kind, x(k), mx, sum));
                 });
               });
@@ -155,6 +190,8 @@ Stmt emitSoftmax(LowerContext& ctx, const ir::Node& node, const StoreFn& storeFn
   DataType t = node.outputs[0]->type.dtype;
   if (!t.isFloat()) unsupported(node, strCat("dtype ", t.str(), "; expected a float type"));
   if (shape.empty()) unsupported(node, "input is a scalar; expected rank >= 1");
+  if (ctx.symbolic())
+    return emitContiguous(ctx, node, storeFn, kind, symbolicRowsOf(ctx, node, kind), t);
   Rows r = rowsOf(node, shape);
   if (r.outer * r.k * r.inner == 0) return seq({});
   return r.inner == 1 ? emitContiguous(ctx, node, storeFn, kind, r, t)
@@ -167,9 +204,11 @@ void addSoftmaxLowerings(LoweringMap& table) {
   table["Softmax"].emit = [](LowerContext& c, const ir::Node& n, const StoreFn& s) {
     return emitSoftmax(c, n, s, Kind::kSoftmax);
   };
+  table["Softmax"].symbolicSizes = true;
   table["LogSoftmax"].emit = [](LowerContext& c, const ir::Node& n, const StoreFn& s) {
     return emitSoftmax(c, n, s, Kind::kLogSoftmax);
   };
+  table["LogSoftmax"].symbolicSizes = true;
   table["Hardmax"].emit = [](LowerContext& c, const ir::Node& n, const StoreFn& s) {
     return emitSoftmax(c, n, s, Kind::kHardmax);
   };

@@ -1,0 +1,82 @@
+"""End-to-end check of a decoder with a key/value cache: export it the way Hugging Face exports
+language models (decoder_models.py), compile it once with the sequence and cache lengths bounded,
+and run a prompt then greedy decode steps through `kiln run`, each step's present keys and values
+fed back as the next step's past. Every step's logits and presents are checked against the
+PyTorch module the export came from, and the library must compile the heavy nodes (matrix
+products, softmax, normalisations, the cache's Concat) into kernels, not run-time ops."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import decoder_models  # noqa: E402
+from e2e_common import parse_args, run  # noqa: E402
+
+SIZES = {"layers": 2, "d_model": 64, "heads": 4, "kv_heads": 2, "vocab": 256}
+PROMPT, STEPS = 5, 4
+COMPILED = {"MatMul", "kiln.MatMulPacked", "Softmax", "LayerNormalization", "ReduceMean",
+            "Concat", "Transpose", "Gather"}
+
+
+def check_compiled(kiln: str, so: str) -> bool:
+    inspected = subprocess.run([kiln, "inspect", "--json", so], check=True, capture_output=True,
+                               text=True).stdout
+    meta = json.loads(inspected)["models"][0]["metadata"]
+    in_runtime = {k["runtime_op"]["op"] for k in meta["kernels"] if "runtime_op" in k}
+    sized_at_run_time = [t["name"] for t in meta["tensors"] if t.get("storage") == -2]
+    print(f"{len(meta['kernels'])} kernels; run-time ops: {sorted(in_runtime) or 'none'}")
+    if in_runtime & COMPILED or sized_at_run_time:
+        print(f"FAIL: run-time ops {sorted(in_runtime & COMPILED)} should be compiled kernels; "
+              f"tensors sized at run time: {sized_at_run_time}")
+        return False
+    return True
+
+
+def main() -> int:
+    args = parse_args(__doc__, "allowed |kiln - torch| relative to max |torch|")
+    args.kind = args.model  # gpt2 or llama
+    os.makedirs(args.work, exist_ok=True)
+    stem = os.path.join(args.work, f"decoder_{args.kind}")
+    decoder_models.export(args.kind, stem + ".onnx", **SIZES)
+    run([args.kiln, "compile", stem + ".onnx", "-o", stem + ".so", "--dim-bounds",
+         "1<=seq<=32, past<=32"])
+    if not check_compiled(args.kiln, stem + ".so"):
+        return 1
+
+    model = decoder_models.build(args.kind, **SIZES)
+    cache_heads = SIZES["kv_heads"] if args.kind == "llama" else SIZES["heads"]
+    head_dim = SIZES["d_model"] // SIZES["heads"]
+    names = [f"past_key_values.{i // 2}.{'key' if i % 2 == 0 else 'value'}"
+             for i in range(2 * SIZES["layers"])]
+    past = [np.zeros((1, cache_heads, 0, head_dim), np.float32) for _ in names]
+    ids = np.random.default_rng(7).integers(0, SIZES["vocab"], (1, PROMPT)).astype(np.int64)
+    for step in range(STEPS + 1):
+        np.savez(stem + ".in.npz", input_ids=ids, **dict(zip(names, past)))
+        run([args.kiln, "run", stem + ".so", "--inputs", stem + ".in.npz", "--outputs",
+             stem + ".out.npz"])
+        out = np.load(stem + ".out.npz")
+        got = [out["logits"]] + [out[n.replace("past_key_values", "present")] for n in names]
+        with torch.no_grad():
+            want = [t.numpy() for t in model(torch.from_numpy(ids),
+                                             *[torch.from_numpy(p) for p in past])]
+        for name, g, w in zip(["logits"] + names, got, want):
+            if g.shape != w.shape:
+                print(f"FAIL: step {step}: {name} is {g.shape}, expected {w.shape}")
+                return 1
+            err = float(np.abs(g - w).max() / max(1.0, float(np.abs(w).max())))
+            if not err <= args.rtol:
+                print(f"FAIL: step {step}: {name} differs by {err:.2e} (allowed {args.rtol})")
+                return 1
+        print(f"step {step}: {ids.shape[1]} tokens after {past[0].shape[2]} cached agree")
+        past = got[1:]
+        ids = np.array([[int(np.argmax(got[0][0, -1]))]], np.int64)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
