@@ -112,10 +112,13 @@ bool provablyAtMost(const Dim& a, const Dim& b, const DimBounds& bounds) {
   return r && r->min >= 0;
 }
 
-// The size of a unit-step slice [START, END) of a dim of size DIM where the three are sizes in
-// the graph's symbols: END - START when the bounds prove that ONNX's clamping changes nothing
-// (0 <= START <= END <= DIM, an END past DIM taken as DIM); unknown otherwise.
-Dim symbolicSliceSize(Dim start, Dim end, const Dim& dim, const DimBounds& bounds) {
+// A unit-step slice [START, END) of a dim of size DIM where the three are sizes in the graph's
+// symbols: it starts at START and holds END - START when the bounds prove that ONNX's clamping
+// changes nothing (0 <= START <= END <= DIM, an END past DIM taken as DIM); unknown otherwise.
+struct SymbolicRange {
+  Dim start, size;
+};
+SymbolicRange symbolicSliceRange(Dim start, Dim end, const Dim& dim, const DimBounds& bounds) {
   constexpr int64_t kToEnd = int64_t{1} << 31;  // INT_MAX ends and larger mean "to the end"
   if (start.isConst() && start.value() < 0) start = dim + start;
   if (end.isConst() && end.value() >= kToEnd) end = dim;
@@ -123,17 +126,18 @@ Dim symbolicSliceSize(Dim start, Dim end, const Dim& dim, const DimBounds& bound
   if (provablyAtMost(dim, end, bounds)) end = dim;
   bool inRange = provablyAtMost(Dim(0), start, bounds) && provablyAtMost(start, end, bounds) &&
                  provablyAtMost(end, dim, bounds);
-  return inRange ? end - start : Dim::unknown();
+  if (!inRange) return {Dim::unknown(), Dim::unknown()};
+  return {start, end - start};
 }
 
 // The sliced dims whose starts or ends are sizes in the graph's symbols (a cache length, a
-// sequence length): their unit-step slices sized by symbolicSliceSize.
-void sliceSymbolicDims(const OpView& op, DimList& out) {
+// sequence length): their unit-step slices sized and started by symbolicSliceRange.
+void sliceSymbolicDims(const OpView& op, SliceDims& out) {
   if (op.hasAttr("starts") || !op.hasInput(1) || !op.hasInput(2)) return;
   std::optional<DimList> starts = op.inputSizes(1, "starts"), ends = op.inputSizes(2, "ends");
   IntList axes = intsFromAttrOrInput(op, "axes", 3);
   std::optional<std::vector<int64_t>> steps =
-      op.hasInput(4) ? op.inputInts(4, "steps") : std::vector<int64_t>(out.size(), 1);
+      op.hasInput(4) ? op.inputInts(4, "steps") : std::vector<int64_t>(out.sizes.size(), 1);
   if (!starts || !ends || (axes.present && !axes.values) || !steps) return;
   std::vector<int64_t> axisList;
   for (size_t i = 0; i < starts->size(); ++i) {
@@ -144,22 +148,32 @@ void sliceSymbolicDims(const OpView& op, DimList& out) {
   std::vector<int64_t> dims = normalizeAxes(op, axisList, static_cast<int64_t>(in.size()));
   for (size_t i = 0; i < dims.size(); ++i) {
     auto d = static_cast<size_t>(dims[i]);
-    if (out[d].isUnknown() && i < steps->size() && (*steps)[i] == 1) {
-      out[d] = symbolicSliceSize((*starts)[i], (*ends)[i], in[d], op.dimBounds());
+    if (out.sizes[d].isUnknown() && i < steps->size() && (*steps)[i] == 1) {
+      SymbolicRange r = symbolicSliceRange((*starts)[i], (*ends)[i], in[d], op.dimBounds());
+      out.sizes[d] = r.size;
+      out.starts[d] = r.start;
+      out.steps[d] = 1;
     }
   }
 }
 
 }  // namespace
 
-DimList sliceDims(const OpView& op) {
+SliceDims sliceDimRanges(const OpView& op) {
   std::vector<SliceRange> ranges = sliceRanges(op);
-  DimList in = op.inputDims(0), out;
+  DimList in = op.inputDims(0);
+  SliceDims out;
   for (size_t d = 0; d < ranges.size(); ++d) {
-    out.push_back(ranges[d].whole ? in[d] : Dim::fromShape(ranges[d].size));
+    const SliceRange& r = ranges[d];
+    bool known = r.size != kUnknownDim;
+    out.sizes.push_back(r.whole ? in[d] : Dim::fromShape(r.size));
+    out.starts.push_back(r.whole ? Dim(0) : known ? Dim(r.start) : Dim::unknown());
+    out.steps.push_back(r.whole ? 1 : r.step);
   }
   sliceSymbolicDims(op, out);
   return out;
 }
+
+DimList sliceDims(const OpView& op) { return sliceDimRanges(op).sizes; }
 
 }  // namespace kiln::opdef

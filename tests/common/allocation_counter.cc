@@ -76,8 +76,8 @@ int posix_memalign(void** out, size_t alignment, size_t size) noexcept {
 }
 void free(void* p) noexcept { __libc_free(p); }
 }
-#endif
-
+// operator new through the counted malloc. Not under a sanitizer: its own operator new and
+// delete must pair with each other (a nothrow new freed by a replaced delete is a mismatch).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"  // malloc/free pair up by design here
 void* operator new(size_t size) {
@@ -87,5 +87,6 @@ void* operator new(size_t size) {
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, size_t) noexcept { std::free(p); }
 #pragma GCC diagnostic pop
+#endif
 
 long kiln::test::allocationCount() { return gAllocations.load(); }

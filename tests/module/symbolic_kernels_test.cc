@@ -6,12 +6,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <sstream>
 
 #include "allocation_counter.h"
 #include "kiln/driver/compile.h"
 #include "kiln/ir/parser.h"
+#include "kiln/opdef/dim_bounds.h"
 #include "kiln/runtime/artifact.h"
 #include "kiln/support/error.h"
 #include "kiln/support/file.h"
@@ -210,6 +212,100 @@ TEST(SymbolicMatmul, PackedGemmKernelsRunEveryRowCountWithinTheBounds) {
   }
   EXPECT_EQ(tiled, 2) << "the schedule file did not reach both gemms";
   expectEveryRowCount(dir + "/tiled.so", *g);
+}
+
+// A cache read back the way decoders cut it: the last SEQ rows of [past; x] (a Slice whose start
+// is the cache length), split in two halves of the features, one half offset by the positions
+// past .. past + seq - 1 (Range) and the other scaled by a row broadcast over them (Expand).
+const char* kCache =
+    R"(graph main(%x: float32[1,seq,6], %past: float32[1,past,6]) dims "1<=seq<=8, past<=8" {
+  %i1 = const int64[] [1]
+  %ax = const int64[1] [1]
+  %a0 = const int64[1] [0]
+  %one = const int64[] [1]
+  %w = const float32[1,1,3] [0.5, -2, 3]
+  %c = Concat(%past, %x) {axis=1} : float32[1,past+seq,6]
+  %ps = Shape(%past) : int64[3]
+  %p = Gather(%ps, %i1) {axis=0} : int64[]
+  %cs = Shape(%c) : int64[3]
+  %t = Gather(%cs, %i1) {axis=0} : int64[]
+  %p1 = Unsqueeze(%p, %a0) : int64[1]
+  %t1 = Unsqueeze(%t, %a0) : int64[1]
+  %last = Slice(%c, %p1, %t1, %ax) : float32[1,seq,6]
+  %a, %b = Split(%last) {axis=2, num_outputs=2} : float32[1,seq,3], float32[1,seq,3]
+  %pos = Range(%p, %t, %one) : int64[seq]
+  %posf = Cast(%pos) {to=1} : float32[seq]
+  %pos3 = Unsqueeze(%posf, %ax) : float32[seq,1]
+  %y = Add(%a, %pos3) : float32[1,seq,3]
+  %shape = Shape(%b) : int64[3]
+  %we = Expand(%w, %shape) : float32[1,seq,3]
+  %z = Mul(%b, %we) : float32[1,seq,3]
+  return %y, %z
+})";
+
+TEST(SymbolicCache, ACacheCutBySizesInSymbolsIsCompiledAndRightAtEverySize) {
+  std::string path = scratchDir() + "/cache.so";
+  driver::compileGraph(*ir::parseGraph(kCache), path, {});
+  runtime::ArtifactFile file = runtime::readArtifactFile(path);
+  for (const Json& k : file.artifact.models.at(0).metadata.at("kernels").asArray()) {
+    EXPECT_FALSE(k.contains("runtime_op")) << k.dump();
+  }
+  runtime::Module ex = runtime::loadModule(path)["default"](runtime::Device::cpu()).asModule();
+  const float w[3] = {0.5f, -2, 3};
+  for (auto [past, seq] :
+       std::vector<std::pair<int64_t, int64_t>>{{0, 5}, {5, 1}, {8, 8}, {2, 3}}) {
+    std::vector<float> x = randomVector(static_cast<size_t>(seq * 6), 1);
+    std::vector<float> cache = randomVector(static_cast<size_t>(past * 6), 2);
+    ex["set_input"]("x", toArray(x, {1, seq, 6}));
+    ex["set_input"]("past", toArray(cache, {1, past, 6}));
+    ex["run"]();
+    std::vector<float> y = toVector(ex["get_output"](0).asNDArray());
+    std::vector<float> z = toVector(ex["get_output"](1).asNDArray());
+    ASSERT_EQ(y.size(), static_cast<size_t>(seq * 3));
+    ASSERT_EQ(z.size(), static_cast<size_t>(seq * 3));
+    for (int64_t r = 0; r < seq; ++r) {  // the last SEQ rows of [past; x] are x's rows
+      for (int64_t j = 0; j < 3; ++j) {
+        EXPECT_EQ(y[r * 3 + j], x[r * 6 + j] + static_cast<float>(past + r)) << past << "," << seq;
+        EXPECT_EQ(z[r * 3 + j], x[r * 6 + 3 + j] * w[j]) << past << "," << seq;
+      }
+    }
+  }
+}
+
+// A GPT-2 block exported with its cache: after one warm-up run, a prompt and decode steps of
+// any length within the bounds allocate nothing inside run().
+TEST(SymbolicDecoder, StepsAllocateNothingInsideRun) {
+  std::string dir = scratchDir();
+  std::string onnx = dir + "/gpt2.onnx";
+  std::string cmd =
+      strCat("/usr/bin/python3 ", KILN_SOURCE_DIR, "/tests/e2e/decoder_models.py gpt2 ", onnx,
+             " --layers 1 --d-model 32 --heads 2 --vocab 64 > /dev/null 2>&1");
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  driver::CompileOptions options;
+  options.dimBounds = opdef::parseDimBounds("1<=seq<=16, past<=16");
+  driver::compileOnnxFile(onnx, dir + "/gpt2.so", options);
+  runtime::Module ex =
+      runtime::loadModule(dir + "/gpt2.so")["default"](runtime::Device::cpu()).asModule();
+  auto setStep = [&](int64_t seq, int64_t past) {
+    std::vector<int64_t> ids(static_cast<size_t>(seq), 3);
+    ex["set_input"]("input_ids", runtime::NDArray::fromBytes({1, seq}, runtime::DataType::int64(),
+                                                             ids.data(), ids.size() * 8));
+    for (const char* name : {"past_key_values.0.key", "past_key_values.0.value"}) {
+      ex["set_input"](
+          name, toArray(randomVector(static_cast<size_t>(2 * past * 16), 4), {1, 2, past, 16}));
+    }
+  };
+  setStep(16, 0);
+  ex["run"]();
+  runtime::PackedFunc run = ex["run"];
+  for (auto [seq, past] :
+       std::vector<std::pair<int64_t, int64_t>>{{5, 0}, {1, 5}, {1, 15}, {3, 2}}) {
+    setStep(seq, past);
+    long before = allocationCount();
+    run.callPacked(runtime::Args{});
+    EXPECT_EQ(allocationCount(), before) << "seq " << seq << ", past " << past;
+    EXPECT_EQ(ex["get_output"](0).asNDArray().shape(), (runtime::Shape{1, seq, 64}));
+  }
 }
 
 }  // namespace

@@ -25,6 +25,16 @@ Dims sliceShape(const std::vector<SliceRange>& ranges);
 // The output dims with sizes: an untouched dim keeps its (possibly symbolic) size.
 DimList sliceDims(const OpView& op);
 
+// Per dim of input 0: the output's size, where the output starts in the input and the step. An
+// untouched dim starts at 0; a unit-step slice whose start or end is a size in the graph's
+// symbols (a cache length) gets sizes in them where the bounds prove ONNX's clamping changes
+// nothing, else unknown sizes and starts (as sliceDims).
+struct SliceDims {
+  DimList sizes, starts;
+  std::vector<int64_t> steps;
+};
+SliceDims sliceDimRanges(const OpView& op);
+
 // One dim's range for START, END (indices as ONNX gives them: negative from the end, clamped) and
 // STEP (non-zero) over a dim of size DIM.
 SliceRange clampSliceRange(int64_t start, int64_t end, int64_t step, int64_t dim);

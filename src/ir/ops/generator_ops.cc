@@ -95,7 +95,8 @@ void registerGeneratorOps(const OpAdder& add) {
        .shapeInputs = {0, 1, 2},
        .inferRunTime = inferRange,
        .inferTypes = inferRange,
-       .symbolicSizes = true});
+       .symbolicSizes = true,
+       .symbolicKernel = true});
 }
 
 }  // namespace kiln::ir::ops

@@ -76,7 +76,8 @@ void registerReshapeOps(const OpAdder& add) {
        .shapeInputs = {1},
        .inferRunTime = inferExpand,
        .inferTypes = inferExpand,
-       .symbolicSizes = true});
+       .symbolicSizes = true,
+       .symbolicKernel = true});
   add({.name = "Tile",
        .opClass = OpClass::kInjective,
        .minInputs = 2,

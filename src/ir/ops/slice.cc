@@ -26,7 +26,8 @@ void registerSliceOps(const OpAdder& add) {
        .shapeInputs = {1, 2, 3, 4},
        .inferRunTime = inferSlice,
        .inferTypes = inferSlice,
-       .symbolicSizes = true});
+       .symbolicSizes = true,
+       .symbolicKernel = true});
 }
 
 }  // namespace kiln::ir::ops

@@ -29,7 +29,8 @@ void registerSplitOps(const OpAdder& add) {
        .shapeInputs = {1},
        .inferRunTime = inferSplit,
        .inferTypes = inferSplit,
-       .symbolicSizes = true});
+       .symbolicSizes = true,
+       .symbolicKernel = true});
 }
 
 }  // namespace kiln::ir::ops

@@ -55,8 +55,21 @@ Expr transposeRead(LowerContext& ctx, const ir::Node& n, const Index& idx) {
   return input(ctx, n, 0, in);
 }
 
-// Slice's start per axis, clamped as ONNX specifies (the output shape fixes the count).
+// Slice's start per axis, clamped as ONNX specifies (the output shape fixes the count); with
+// sizes in symbols, a start may be one (a cache length), read when the kernel runs.
 Expr sliceRead(LowerContext& ctx, const ir::Node& n, const Index& idx) {
+  if (ctx.symbolic()) {
+    opdef::SliceDims r = opdef::sliceDimRanges(ir::NodeView(n));
+    Index src = idx;
+    for (size_t a = 0; a < r.starts.size(); ++a) {
+      if (r.starts[a].isUnknown()) {
+        unsupported(n, strCat("the start of its axis ", a, " is known only at run time"));
+      }
+      if (r.starts[a] == opdef::Dim(0) && r.steps[a] == 1) continue;
+      src[a] = ctx.sizeExpr(r.starts[a]) + idx[a] * intImm(r.steps[a]);
+    }
+    return input(ctx, n, 0, src);
+  }
   std::vector<opdef::SliceRange> ranges = opdef::sliceRanges(ir::NodeView(n));
   Index src = idx;
   for (size_t a = 0; a < ranges.size(); ++a) {
@@ -258,20 +271,54 @@ Stmt emitConcat(LowerContext& ctx, const ir::Node& n, const StoreFn& storeFn) {
   return seq(parts);
 }
 
+// Each output reads its slab of the input, at an offset that is a sum of sizes in symbols when
+// the outputs have them.
 std::vector<Accessor> splitOutputs(LowerContext& ctx, const ir::Node& n) {
   auto rank = static_cast<int64_t>(shapeOf(n.inputs[0]).size());
   auto axis = static_cast<size_t>(normalizeAxis(n, n.attrs.getInt("axis", 0), rank));
   std::vector<Accessor> outs;
-  int64_t offset = 0;
+  Expr offset = intImm(0);
   for (const ir::Value* v : n.outputs) {
     outs.push_back([&ctx, &n, axis, offset](const Index& idx) {
       Index src = idx;
-      src[axis] = idx[axis] + intImm(offset);
+      src[axis] = idx[axis] + offset;
       return input(ctx, n, 0, src);
     });
-    offset += shapeOf(v)[axis];
+    Expr size = ctx.symbolic() ? ctx.extentsOf(v)[axis] : intImm(shapeOf(v)[axis]);
+    offset = isIntImm(offset) && isIntImm(size) ? intImm(offset->intValue + size->intValue)
+                                                : offset + size;
   }
   return outs;
+}
+
+// Expand: the input broadcast numpy-style; with sizes in symbols, a dim broadcasts only when it
+// is 1, and any other must equal the output's.
+Expr expandRead(LowerContext& ctx, const ir::Node& n, const Index& idx) {
+  const ir::Value* in = n.inputs[0];
+  if (!ctx.symbolic()) return input(ctx, n, 0, broadcastIndex(idx, ctx.shapeOf(in)));
+  opdef::DimList from = in->type.dims(), to = n.outputs[0]->type.dims();
+  size_t lead = to.size() - from.size();
+  for (size_t d = 0; d < from.size(); ++d) {
+    bool one = from[d].isConst() && from[d].value() == 1;
+    if (!one && from[d] != to[lead + d]) {
+      unsupported(n, strCat("dim ", d, " of its input (", in->type.str(),
+                            ") may or may not broadcast to ", n.outputs[0]->type.str()));
+    }
+  }
+  return input(ctx, n, 0, broadcastIndex(idx, ctx.extentsOf(in)));
+}
+
+// Range: delta accumulated from start in the element type, one element after another (as ONNX
+// defines it, and src/opdef's rule computes it), its inputs read when the kernel runs.
+Stmt emitRange(LowerContext& ctx, const ir::Node& n, const StoreFn& storeFn) {
+  Expr start = scalarInput(ctx, n, 0), delta = scalarInput(ctx, n, 2);
+  Expr count = ctx.symbolic() ? ctx.extentsOf(n.outputs[0])[0] : intImm(outShape(n)[0]);
+  return withScalar(ctx, "value", start, [&](const Buffer& value) {
+    return loopRange(ctx, "i", intImm(0), count, ForKind::kSerial, [&](const Expr& i) {
+      Expr v = load(value, intImm(0));
+      return seq({storeFn({i}, v), store(value, intImm(0), v + delta)});
+    });
+  });
 }
 
 }  // namespace
@@ -285,12 +332,14 @@ void addInjectiveLowerings(LoweringMap& table) {
   table["Transpose"] = computeOp(transposeRead);
   table["Transpose"].symbolicSizes = true;
   table["Slice"] = computeOp(sliceRead);
+  table["Slice"].symbolicSizes = true;
   table["Gather"] = computeOp(gatherRead);
   table["Gather"].symbolicSizes = true;  // along a static dim
   table["GatherElements"] = computeOp(gatherElementsRead);
-  table["Expand"] = computeOp([](LowerContext& ctx, const ir::Node& n, const Index& idx) {
-    return input(ctx, n, 0, broadcastIndex(idx, ctx.shapeOf(n.inputs[0])));
-  });
+  table["Expand"] = computeOp(expandRead);
+  table["Expand"].symbolicSizes = true;
+  table["Range"].emit = emitRange;
+  table["Range"].symbolicSizes = true;
   table["Tile"] = computeOp(tileRead);
   table["Trilu"] = computeOp(triluRead);
   table["Pad"] = computeOp(padRead);
@@ -302,6 +351,7 @@ void addInjectiveLowerings(LoweringMap& table) {
   });
   table["ConstantOfShape"] = computeOp(constantOfShapeValue);
   table["Split"].compute = splitOutputs;
+  table["Split"].symbolicSizes = true;
   table["Concat"].emit = emitConcat;
   table["Concat"].symbolicSizes = true;
 }
