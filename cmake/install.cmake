@@ -1,11 +1,13 @@
 # `cmake --install BUILD --component kiln --prefix PREFIX` lays out kiln for programs that embed it:
 #   bin/       kiln, kiln-rpc-server
 #   include/   kiln/... (the runtime's and the compiler's public headers, the C ABI)
-#   lib/       libkiln_runtime.so (the core) and its parts (run-time ops, debug, RPC), found
+#   lib/       libkiln_runtime.so (the core) and its parts (run-time ops, debug, generation loop,
+#              RPC), found
 #              beside each other; libkiln_support.a (what the C++ headers' inline code calls)
 #              libkiln_compiler.so (the compiler, for programs that compile models)
 #   lib/cmake/kiln/        find_package(kiln): imported targets kiln::runtime (the core; C and
-#                          C++), kiln::runtime_ops, kiln::runtime_debug, kiln::rpc, kiln::compiler
+#                          C++), kiln::runtime_ops, kiln::runtime_debug, kiln::generate,
+#                          kiln::rpc, kiln::compiler
 #   lib/pkgconfig/kiln-runtime.pc   the core for C programs: pkg-config --cflags --libs kiln-runtime
 include(CMakePackageConfigHelpers)
 include(GNUInstallDirs)
@@ -14,9 +16,11 @@ set(KILN_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/kiln)
 set_target_properties(kiln_runtime PROPERTIES EXPORT_NAME runtime)
 set_target_properties(kiln_runtime_ops PROPERTIES EXPORT_NAME runtime_ops)
 set_target_properties(kiln_runtime_debug PROPERTIES EXPORT_NAME runtime_debug)
+set_target_properties(kiln_generate PROPERTIES EXPORT_NAME generate)
 set_target_properties(kiln_rpc PROPERTIES EXPORT_NAME rpc)
 set_target_properties(kiln_support PROPERTIES EXPORT_NAME support)
-set(installed_libraries kiln_runtime kiln_runtime_ops kiln_runtime_debug kiln_rpc kiln_support)
+set(installed_libraries kiln_runtime kiln_runtime_ops kiln_runtime_debug kiln_generate kiln_rpc
+                        kiln_support)
 if(TARGET kiln_compiler)
   set_target_properties(kiln_compiler PROPERTIES EXPORT_NAME compiler)
   list(APPEND installed_libraries kiln_compiler)

@@ -22,6 +22,7 @@ USES = {
     "runtime": ["support"],  # the core
     "runtime_ops": ["runtime", "opdef"],
     "runtime_debug": ["runtime"],
+    "generate": ["runtime", "runtime_debug"],
     "rpc": ["runtime", "runtime_debug"],
     "tracker": ["rpc"],
     "ir": ["runtime", "runtime_ops", "opdef"],
@@ -33,15 +34,15 @@ USES = {
     "extension": ["ir", "transform", "runtime"],
     "driver": ["frontend", "transform", "kernel", "codegen", "extension"],
     "remote": ["rpc", "tracker"],
-    "cli": ["driver", "extension", "remote", "runtime_debug", "tracker"],
+    "cli": ["driver", "extension", "remote", "runtime_debug", "generate", "tracker"],
     "rpc_server": ["rpc"],
-    "python": ["driver", "extension", "remote", "runtime_debug", "tracker"],
+    "python": ["driver", "extension", "remote", "runtime_debug", "generate", "tracker"],
     "extensions": [],  # plug-ins: the public C headers of the ABI only (HEADERS below)
 }
 FOLDERS = {
     "src/support": "support", "src/opdef": "opdef", "src/runtime": "runtime",
     "src/runtime/ops": "runtime_ops", "src/runtime/debug": "runtime_debug",
-    "src/runtime/rpc": "rpc", "src/runtime/tracker": "tracker", "src/ir": "ir",
+    "src/runtime/generate": "generate", "src/runtime/rpc": "rpc", "src/runtime/tracker": "tracker", "src/ir": "ir",
     "src/tir": "tir", "src/frontend": "frontend", "src/transform": "transform",
     "src/kernel": "kernel", "src/codegen": "codegen", "src/extension": "extension",
     "src/driver": "driver", "src/remote": "remote", "tools/kiln": "cli",
@@ -53,7 +54,8 @@ HEADERS = {
     "kiln/runtime/rpc/": "rpc", "kiln/runtime/rpc/tracker.h": "tracker",
     "kiln/runtime/profile_summary.h": "runtime_debug",
     "kiln/runtime/time_evaluator.h": "runtime_debug",
-    "kiln/runtime/timing_stats.h": "runtime_debug", "kiln/ir/": "ir", "kiln/tir/": "tir",
+    "kiln/runtime/timing_stats.h": "runtime_debug", "kiln/runtime/generate.h": "generate",
+    "kiln/ir/": "ir", "kiln/tir/": "tir",
     "kiln/frontend/": "frontend", "kiln/transform/": "transform", "kiln/kernel/": "kernel",
     "kiln/codegen/": "codegen", "kiln/extension/": "extension", "kiln/driver/": "driver",
     "kiln/remote/": "remote",

@@ -20,7 +20,7 @@ import tempfile
 BUDGET = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "runtime",
                       "size_budget.json")
 PARTS = ["libkiln_runtime.so", "libkiln_runtime_ops.so", "libkiln_runtime_debug.so",
-         "libkiln_rpc.so"]
+         "libkiln_generate.so", "libkiln_rpc.so"]
 STRIP = {"x86_64": "strip", "aarch64": "aarch64-linux-gnu-strip"}
 
 

@@ -37,6 +37,7 @@ from ._kiln import (
 )
 from . import _kiln
 from .compiler import Artifact, compile
+from .generation import generate
 from .module import Executor, Factory, Function, Library, Module, load_module
 from .profiling import Profile, profile
 from .remote import (
@@ -56,6 +57,6 @@ __all__ = [
     "Artifact", "DataType", "Device", "Executor", "Factory", "Function", "InternalError",
     "KilnError", "Launcher", "Library", "Module", "NDArray", "Profile", "RemoteTensor",
     "RpcError", "Session", "array", "compile", "connect", "cpu", "empty", "from_dlpack",
-    "load_module", "load_params", "num_threads", "profile", "request_session", "save_params",
+    "generate", "load_module", "load_params", "num_threads", "profile", "request_session", "save_params",
     "set_num_threads", "tracker_status",
 ]

@@ -1,5 +1,5 @@
 # Type hints of kiln's C++ extension module (python/src). The public API is the kiln package.
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 version: str
 producer: str
@@ -119,3 +119,14 @@ def time_evaluate(function: Function, args: List[Any], repeat: int, number: int)
 def summarize(millis: List[float]) -> Dict[str, float]: ...
 def profile_executor(debug_executor: Module, repeat: int, number: int,
                      session: Optional[Session] = None, model: str = "default") -> Dict[str, Any]: ...
+class SamplingOptions:
+    def __init__(self, greedy: bool = True, top_k: int = 0, temperature: float = 1.0,
+                 top_p: float = 1.0, seed: int = 0) -> None: ...
+    greedy: bool
+    top_k: int
+    temperature: float
+    top_p: float
+    seed: int
+def generate(executor: Module, prompt: List[int], max_new_tokens: int,
+             sampling: SamplingOptions, stop_ids: List[int],
+             on_token: Optional[Callable[[int], None]]) -> Dict[str, Any]: ...

@@ -4,6 +4,7 @@
 
 #include "compile_binding.h"
 #include "errors.h"
+#include "generate_binding.h"
 #include "kiln/extension/extension_api.h"
 #include "kiln/runtime/artifact.h"
 #include "kiln/runtime/c_api.h"
@@ -23,6 +24,7 @@ PYBIND11_MODULE(_kiln, m) {
   kp::bindCompile(m);
   kp::bindRemote(m);
   kp::bindTiming(m);
+  kp::bindGenerate(m);
   m.attr("version") = KILN_VERSION;
   m.attr("producer") = kiln::runtime::producerVersion();
   m.attr("artifact_format_version") = kiln::runtime::kArtifactFormatVersion;

@@ -570,6 +570,11 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
     for (int64_t id : ids) {
       const GraphTensor& t = plan_->tensors[id];
       Json entry = tensorInfo(t.name, t.shape, t.dtype);
+      if (t.resized()) {  // its free dims' bounds: what a caller may give or read at most
+        Json bound = Json::Array{};
+        for (int64_t d : t.capacity) bound.push(Json(d));
+        entry["max_shape"] = std::move(bound);
+      }
       if (t.isList()) {  // SHAPE and DTYPE are its tensors'
         entry["kind"] = valueKindName(t.kind);
         if (t.unranked) entry["unranked"] = true;

@@ -3,7 +3,8 @@ language models (decoder_models.py), compile it once with the sequence and cache
 and run a prompt then greedy decode steps through `kiln run`, each step's present keys and values
 fed back as the next step's past. Every step's logits and presents are checked against the
 PyTorch module the export came from, and the library must compile every node into a kernel
-(none left to the runtime's ops) with every tensor planned at the bounds."""
+(none left to the runtime's ops) with every tensor planned at the bounds. Then `kiln generate`
+must pick the tokens PyTorch's greedy loop picks, up to the cache's bound."""
 import json
 import os
 import subprocess
@@ -54,13 +55,16 @@ def main() -> int:
     past = [np.zeros((1, cache_heads, 0, head_dim), np.float32) for _ in names]
     ids = np.random.default_rng(7).integers(0, SIZES["vocab"], (1, PROMPT)).astype(np.int64)
     for step in range(STEPS + 1):
-        np.savez(stem + ".in.npz", input_ids=ids, **dict(zip(names, past)))
+        positions = {} if args.kind == "gpt2" else {"position_ids": np.arange(
+            past[0].shape[2], past[0].shape[2] + ids.shape[1], dtype=np.int64)[None]}
+        np.savez(stem + ".in.npz", input_ids=ids, **positions, **dict(zip(names, past)))
         run([args.kiln, "run", stem + ".so", "--inputs", stem + ".in.npz", "--outputs",
              stem + ".out.npz"])
         out = np.load(stem + ".out.npz")
         got = [out["logits"]] + [out[n.replace("past_key_values", "present")] for n in names]
         with torch.no_grad():
             want = [t.numpy() for t in model(torch.from_numpy(ids),
+                                             *[torch.from_numpy(p) for p in positions.values()],
                                              *[torch.from_numpy(p) for p in past])]
         for name, g, w in zip(["logits"] + names, got, want):
             if g.shape != w.shape:
@@ -73,6 +77,47 @@ def main() -> int:
         print(f"step {step}: {ids.shape[1]} tokens after {past[0].shape[2]} cached agree")
         past = got[1:]
         ids = np.array([[int(np.argmax(got[0][0, -1]))]], np.int64)
+    return check_generate(args, stem + ".so", model)
+
+
+def torch_greedy(model, kind: str, prompt: list, new_tokens: int) -> list:
+    """Greedy decoding with the PyTorch module: prompt, then one token per step over its cache."""
+    cache_heads = SIZES["kv_heads"] if kind == "llama" else SIZES["heads"]
+    past = [torch.zeros(1, cache_heads, 0, SIZES["d_model"] // SIZES["heads"])
+            for _ in range(2 * SIZES["layers"])]
+    ids, tokens = torch.tensor([prompt]), []
+    with torch.no_grad():
+        while len(tokens) < new_tokens:
+            positions = [] if kind == "gpt2" else [
+                torch.arange(past[0].shape[2], past[0].shape[2] + ids.shape[1])[None]]
+            logits, *past = model(ids, *positions, *past)
+            tokens.append(int(torch.argmax(logits[0, -1])))
+            ids = torch.tensor([[tokens[-1]]])
+    return tokens
+
+
+def check_generate(args, so: str, model) -> int:
+    """`kiln generate` picks the same tokens as greedy decoding in PyTorch, up to the cache's
+    bound, and refuses one token more with the bound named."""
+    prompt = [int(t) for t in np.random.default_rng(11).integers(0, SIZES["vocab"], 6)]
+    new_tokens = 32 - len(prompt) + 2  # the last step caches 32 tokens, the bound
+    report = json.loads(subprocess.run(
+        [args.kiln, "generate", so, "--prompt-ids", ",".join(map(str, prompt)),
+         "--max-new-tokens", str(new_tokens), "--json"], check=True, capture_output=True,
+        text=True).stdout.splitlines()[-1])
+    want = torch_greedy(model, args.kind, prompt, new_tokens)
+    if report["tokens"] != want:
+        print(f"FAIL: kiln generate gave {report['tokens']}, PyTorch's greedy loop {want}")
+        return 1
+    print(f"kiln generate: {new_tokens} tokens as PyTorch's greedy loop picks them; prefill "
+          f"{report['prefill_tokens_per_s']:.0f} tokens/s, decode "
+          f"{report['decode_tokens_per_s']:.0f} tokens/s")
+    over = subprocess.run(
+        [args.kiln, "generate", so, "--prompt-ids", ",".join(map(str, prompt)),
+         "--max-new-tokens", str(new_tokens + 1)], capture_output=True, text=True)
+    if over.returncode == 0 or "holds at most 32" not in over.stderr:
+        print(f"FAIL: one token past the bound should be refused naming it: {over.stderr}")
+        return 1
     return 0
 
 

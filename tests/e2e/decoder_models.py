@@ -6,7 +6,9 @@ the sequence (`seq`) and cache (`past`) lengths free dims. Random weights from a
 - `gpt2`: GPT-2's block (pre-LayerNorm, fused QKV projection, a causal mask sliced out of a
   constant buffer by the cache and sequence lengths, tanh-free GELU, learned positions).
 - `llama`: a Llama block (RMSNorm, rotary position embeddings, grouped-query attention with
-  fewer key/value heads than query heads, a SiLU-gated MLP, untied output head).
+  fewer key/value heads than query heads, a SiLU-gated MLP, untied output head), with the
+  `position_ids` input of Hugging Face's Llama exports (the rotary angles and the causal mask
+  follow the positions given).
 
     python3 decoder_models.py gpt2 out.onnx --layers 2 --d-model 64 --heads 4 --vocab 256
 """
@@ -128,25 +130,27 @@ class Decoder(torch.nn.Module):
             self.register_buffer("cos", torch.cat([angles, angles], -1).cos(), persistent=False)
             self.register_buffer("sin", torch.cat([angles, angles], -1).sin(), persistent=False)
 
-    def forward(self, ids, *past):
-        past_len = past[0].shape[2]
-        seq = ids.shape[1]
-        positions = torch.arange(past_len, past_len + seq, dtype=torch.long).unsqueeze(0)
+    def forward(self, ids, *inputs):
+        """gpt2: (ids, *past); llama: (ids, position_ids, *past)."""
         x = self.tokens(ids)
         presents = []
         if self.kind == "gpt2":
+            past = inputs
+            past_len, seq = past[0].shape[2], ids.shape[1]
+            positions = torch.arange(past_len, past_len + seq, dtype=torch.long).unsqueeze(0)
             x = x + self.positions(positions)
             for i, block in enumerate(self.blocks):
                 x, k, v = block(x, past[2 * i], past[2 * i + 1])
                 presents += [k, v]
             logits = self.norm(x) @ self.tokens.weight.t()
         else:
-            cos = self.cos[past_len:past_len + seq].unsqueeze(0).unsqueeze(0)
-            sin = self.sin[past_len:past_len + seq].unsqueeze(0).unsqueeze(0)
-            total = past_len + seq
-            rows = torch.arange(seq).unsqueeze(1) + past_len
-            cols = torch.arange(total).unsqueeze(0)
-            mask = torch.where(cols <= rows, torch.tensor(0.0), torch.tensor(-1e4))
+            position_ids, past = inputs[0], inputs[1:]
+            cos = self.cos[position_ids].unsqueeze(1)
+            sin = self.sin[position_ids].unsqueeze(1)
+            # Query at position p sees the keys at positions <= p.
+            cols = torch.arange(past[0].shape[2] + ids.shape[1]).view(1, 1, 1, -1)
+            mask = torch.where(cols <= position_ids[:, None, :, None], torch.tensor(0.0),
+                               torch.tensor(-1e4))
             for i, block in enumerate(self.blocks):
                 x, k, v = block(x, cos, sin, mask, past[2 * i], past[2 * i + 1])
                 presents += [k, v]
@@ -175,8 +179,13 @@ def export(kind: str, path: str, layers: int = 2, d_model: int = 64, heads: int 
     axes = {"input_ids": {1: "seq"}, "logits": {1: "seq"}}
     axes.update({n: {2: "past"} for n in past_names})
     axes.update({n: {2: "total"} for n in present_names})
+    inputs, names = (ids,), ["input_ids"]
+    if kind == "llama":
+        inputs += (torch.arange(2, 5).unsqueeze(0),)
+        names += ["position_ids"]
+        axes.update({"position_ids": {1: "seq"}})
     with torch.no_grad():
-        torch.onnx.export(model, (ids, *past), path, input_names=["input_ids", *past_names],
+        torch.onnx.export(model, (*inputs, *past), path, input_names=[*names, *past_names],
                           output_names=["logits", *present_names], dynamic_axes=axes,
                           opset_version=17, do_constant_folding=True)
 

@@ -24,6 +24,7 @@ void buildCommandLine(CLI::App& app, const std::shared_ptr<driver::CompileContex
   app.require_subcommand(1);
   addCompileCommand(app, context);
   addRunCommand(app, context);
+  addGenerateCommand(app, context);
   addInspectCommand(app);
   addCompareCommand(app, context);
   addRpcCommand(app, context);

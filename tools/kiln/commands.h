@@ -13,6 +13,8 @@ namespace kiln::cli {
 // The commands that compile do so with CONTEXT, the invocation's own (with its extensions).
 void addCompileCommand(CLI::App& app, std::shared_ptr<const driver::CompileContext> context);
 void addRunCommand(CLI::App& app, const std::shared_ptr<const driver::CompileContext>& context);
+void addGenerateCommand(CLI::App& app,
+                        const std::shared_ptr<const driver::CompileContext>& context);
 void addInspectCommand(CLI::App& app);
 void addCompareCommand(CLI::App& app, std::shared_ptr<const driver::CompileContext> context);
 void addRpcCommand(CLI::App& app, const std::shared_ptr<const driver::CompileContext>& context);

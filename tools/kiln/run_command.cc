@@ -8,7 +8,6 @@
 #include "commands.h"
 #include "exit_codes.h"
 #include "kiln/runtime/module.h"
-#include "kiln/runtime/thread_pool.h"
 #include "kiln/runtime/timing_stats.h"
 #include "kiln/support/error.h"
 #include "kiln/support/file.h"
@@ -20,30 +19,6 @@
 
 namespace kiln::cli {
 namespace {
-
-void addPlaceOptions(CLI::App* cmd, PlaceOptions& o) {
-  cmd->add_option("--device", o.device,
-                  "Run on a device through a fresh RPC server: local (this machine), "
-                  "qemu-aarch64 (an emulated aarch64 board), ssh:USER@HOST[:PORT] (a board "
-                  "reached over ssh)");
-  cmd->add_option("--rpc", o.rpc, "Run on the kiln RPC server at HOST:PORT");
-  cmd->add_option("--rpc-tracker", o.tracker,
-                  "Run on a server of --rpc-key from the tracker at HOST:PORT");
-  cmd->add_option("--rpc-key", o.key, "The kind of device to ask the tracker for");
-  cmd->add_option("--rpc-priority", o.priority,
-                  "Priority in the tracker's queue (higher is served first)")
-      ->capture_default_str();
-  cmd->add_option("--rpc-wait", o.waitSeconds,
-                  "Seconds to wait for a free server of --rpc-key before giving up")
-      ->check(CLI::Range(1, 86400).description("1 to 86400"))
-      ->capture_default_str();
-  cmd->add_option("--auth-token-file", o.tokenFile,
-                  "The shared secret of the --rpc server or --rpc-tracker pool")
-      ->check(CLI::ExistingFile);
-  cmd->add_option("--ssh-option", o.sshOptions,
-                  "An ssh option KEY=VALUE for --device ssh:... (repeatable; e.g. "
-                  "IdentityFile=~/.ssh/board)");
-}
 
 struct RunArgs {
   std::string artifact, inputs, outputs, fillMode = "random", modelName = "default", params;
@@ -80,24 +55,6 @@ void printTop(const runtime::NDArray& out, int k) {
   std::reverse(top.begin(), top.end());
   std::cout << "top " << top.size() << " of output 0:\n";
   for (const Entry& e : top) std::cout << "  class " << e.second << "  " << e.first << "\n";
-}
-
-// The executor of the model the user named; builtins such as get_target are not models.
-runtime::Module createExecutor(const runtime::Module& lib, const std::string& params,
-                               const RunArgs& args) {
-  Json models = lib["list_models"]().asJson();
-  std::string names;
-  for (const Json& m : models.asArray()) {
-    if (m.asString() == args.modelName) {
-      runtime::Module factory = lib["get_factory"](args.modelName).asModule();
-      if (!params.empty()) factory = factory["load_params_file"](params).asModule();
-      bool debug = args.profile || !args.trace.empty() || !args.dumpOutputs.empty();
-      return factory[debug ? "debug_create" : "create"](runtime::Device::cpu()).asModule();
-    }
-    names += (names.empty() ? "" : ", ") + m.asString();
-  }
-  throw UsageError(strCat("--model-name '", args.modelName, "': '", args.artifact,
-                          "' has no model of that name; it has: ", names));
 }
 
 // --profile, --trace, --dump-outputs: the debug executor runs kernel by kernel.
@@ -150,14 +107,10 @@ void checkPaths(const RunArgs& args) {
 
 void runModel(const RunArgs& args) {
   checkPaths(args);
-  if (args.threads > 0 && args.place.any()) {
-    throw UsageError(
-        "--threads sets this machine's worker threads; on a device, set KILN_NUM_THREADS in the "
-        "server's environment");
-  }
-  if (args.threads > 0) runtime::ThreadPool::global().setNumThreads(args.threads);
+  applyThreads(args.threads, args.place);
   RunPlace place(args.place, args.artifact, args.params, !args.noVerify);
-  runtime::Module exec = createExecutor(place.lib(), place.params(), args);
+  bool debug = args.profile || !args.trace.empty() || !args.dumpOutputs.empty();
+  runtime::Module exec = place.createExecutor(args.modelName, debug);
   Json inputInfo = exec["get_input_info"]().asJson();
   runtime::PackedFunc setInput = exec["set_input"];
   if (args.inputs.empty()) {
@@ -209,11 +162,6 @@ void addRunCommand(CLI::App& app, const std::shared_ptr<const driver::CompileCon
   addInputOptions(cmd, args->inputs, args->fillMode, args->seed);
   cmd->add_option("--outputs", args->outputs,
                   "Write outputs to an .npz (path ending in .npz) or a folder of output_0.pb, ...");
-  cmd->add_option("--model-name", args->modelName, "Which model of the library to run")
-      ->capture_default_str();
-  cmd->add_option("--params", args->params,
-                  "Load the model's weights from FILE (written by kiln compile --params "
-                  "external); refused unless it is the file compiled with the model");
   cmd->add_option("--print-top", args->printTop, "Print the K largest entries of output 0")
       ->check(CLI::Range(1, INT_MAX).description("a count >= 1"));
   cmd->add_flag("--print-time", args->printTime,
@@ -227,11 +175,6 @@ void addRunCommand(CLI::App& app, const std::shared_ptr<const driver::CompileCon
   cmd->add_flag("--json", args->json,
                 "Also print the timing summary as one JSON object on the last line "
                 "(implies --print-time)");
-  cmd->add_option("--threads", args->threads,
-                  strCat("Worker threads, 1 to ", runtime::ThreadPool::kMaxThreads,
-                         " (default: KILN_NUM_THREADS, else all cores)"))
-      ->check(CLI::Range(1, runtime::ThreadPool::kMaxThreads)
-                  .description(strCat("1 to ", runtime::ThreadPool::kMaxThreads)));
   cmd->add_flag("--profile", args->profile,
                 "Run the model kernel by kernel (the debug executor, --repeat times) and print a "
                 "table per node: fused operators, median time in us, % of the total, output "
@@ -241,8 +184,7 @@ void addRunCommand(CLI::App& app, const std::shared_ptr<const driver::CompileCon
                   "chrome://tracing and ui.perfetto.dev)");
   cmd->add_option("--dump-outputs", args->dumpOutputs,
                   "Write every node's outputs to DIR as NNN_<node>_<j>.npy, in run order");
-  cmd->add_flag("--no-verify", args->noVerify,
-                "Skip the artifact's checksum (the truncation check still runs)");
+  addModelOptions(cmd, args->modelName, args->params, args->threads, args->noVerify);
   addPlaceOptions(cmd, args->place);
   cmd->callback([args] { runModel(*args); });
 }

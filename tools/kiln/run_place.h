@@ -4,6 +4,7 @@
 // model runs, so a remote run's figures hold no network time.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,6 +32,16 @@ struct PlaceOptions {
   bool any() const { return !device.empty() || !rpc.empty() || !tracker.empty(); }
 };
 
+// --device, --rpc, --rpc-tracker, --rpc-key and the options that go with them.
+void addPlaceOptions(CLI::App* cmd, PlaceOptions& options);
+
+// --model-name, --params, --threads and --no-verify: which model of a library runs, with which
+// weights, on how many of this machine's threads.
+void addModelOptions(CLI::App* cmd, std::string& modelName, std::string& params, int& threads,
+                     bool& noVerify);
+// Sizes this machine's pool to THREADS (0: leave it); a UsageError when PLACE is a device.
+void applyThreads(int threads, const PlaceOptions& place);
+
 class RunPlace {
  public:
   // Loads ARTIFACT where OPTIONS say (uploading it to a device first) and, when PARAMS is set,
@@ -44,6 +55,9 @@ class RunPlace {
   const runtime::Module& lib() const { return lib_; }
   // The --params file as the place sees it.
   const std::string& params() const { return params_; }
+  // An executor (the debug executor when DEBUG) of model MODEL_NAME, with the --params weights
+  // when given; a UsageError listing the library's models when it has none of that name.
+  runtime::Module createExecutor(const std::string& modelName, bool debug) const;
   // REPEAT measurements of NUMBER calls of EXEC["run"] each, the mean of each in milliseconds,
   // measured where the model runs.
   std::vector<double> time(const runtime::Module& exec, int repeat, int number);
@@ -54,7 +68,7 @@ class RunPlace {
   std::unique_ptr<remote::Launcher> launcher_;
   std::unique_ptr<remote::Session> session_;
   runtime::Module lib_;
-  std::string params_, description_;
+  std::string artifact_, params_, description_;
 };
 
 }  // namespace kiln::cli

@@ -1,0 +1,126 @@
+// The loop itself: prefill with the whole prompt and an empty cache, then one run per new token
+// with the previous run's presents as its past, timed per token.
+#include <chrono>
+
+#include "kiln/runtime/generate.h"
+#include "kiln/support/error.h"
+
+namespace kiln::runtime {
+
+namespace {
+
+double millisSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+// A [1, VALUES.size()] integer tensor of TYPE.
+NDArray row(const std::vector<int64_t>& values, DataType type) {
+  NDArray a = NDArray::empty({1, static_cast<int64_t>(values.size())}, type);
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (type.bits == 64) {
+      a.data<int64_t>()[i] = values[i];
+    } else {
+      a.data<int32_t>()[i] = static_cast<int32_t>(values[i]);
+    }
+  }
+  return a;
+}
+
+void checkTokenType(DataType type, const char* what) {
+  if (type.bits != 32 && type.bits != 64) {
+    throw Error(strCat("the decoder's ", what, " is ", type.str(), "; expected int32 or int64"));
+  }
+}
+
+}  // namespace
+
+Generator::Generator(Module executor)
+    : exec_(std::move(executor)),
+      setInput_(exec_["set_input"]),
+      run_(exec_["run"]),
+      getOutput_(exec_["get_output"]),
+      decoder_(findDecoderInterface(exec_["get_input_info"]().asJson(),
+                                    exec_["get_output_info"]().asJson())) {
+  checkTokenType(decoder_.tokenType, "token input");
+  if (decoder_.attentionMask >= 0) checkTokenType(decoder_.maskType, "attention mask");
+  if (decoder_.positionIds >= 0) checkTokenType(decoder_.positionType, "position ids");
+}
+
+void Generator::checkFits(int64_t promptLength, int64_t maxNewTokens) const {
+  if (promptLength < 1) throw Error("the prompt is empty; expected at least one token id");
+  if (maxNewTokens < 1) {
+    throw Error(strCat("max new tokens is ", maxNewTokens, "; expected at least 1"));
+  }
+  if (decoder_.maxSequence >= 0 && promptLength > decoder_.maxSequence) {
+    throw Error(strCat("the prompt has ", promptLength, " tokens, but the decoder takes at most ",
+                       decoder_.maxSequence,
+                       " per run (its bound); recompile it with a larger bound (--dim-bounds)"));
+  }
+  // The last step runs with every token but the newest cached.
+  int64_t cached = promptLength + maxNewTokens - 2;
+  for (const CachePair& c : decoder_.cache) {
+    if (c.capacity < 0 || cached <= c.capacity) continue;
+    throw Error(strCat("a prompt of ", promptLength, " tokens and ", maxNewTokens,
+                       " new tokens need ", cached, " tokens cached, but '", c.inputName,
+                       "' holds at most ", c.capacity, " (its bound): ask for at most ",
+                       c.capacity - promptLength + 2,
+                       " new tokens, or recompile with a larger bound (--dim-bounds)"));
+  }
+}
+
+const float* Generator::step(const std::vector<int64_t>& tokens, int64_t past) {
+  auto n = static_cast<int64_t>(tokens.size());
+  setInput_(decoder_.tokens, row(tokens, decoder_.tokenType));
+  if (decoder_.attentionMask >= 0) {
+    setInput_(decoder_.attentionMask,
+              row(std::vector<int64_t>(static_cast<size_t>(past + n), 1), decoder_.maskType));
+  }
+  if (decoder_.positionIds >= 0) {
+    std::vector<int64_t> positions(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) positions[i] = past + i;
+    setInput_(decoder_.positionIds, row(positions, decoder_.positionType));
+  }
+  for (const CachePair& c : decoder_.cache) {
+    if (past == 0) {
+      setInput_(c.input, NDArray::empty(c.emptyShape, c.dtype));
+    } else {
+      setInput_(c.input, getOutput_(c.output));
+    }
+  }
+  run_();
+  logits_ = getOutput_(decoder_.logits).asNDArray();
+  const Shape& shape = logits_.shape();
+  vocab_ = shape.back();
+  int64_t rows = logits_.numel() / std::max<int64_t>(vocab_, 1);
+  return logits_.data<float>() + (rows - 1) * vocab_;
+}
+
+GenerateResult Generator::generate(const std::vector<int64_t>& prompt,
+                                   const GenerateOptions& options) {
+  checkFits(static_cast<int64_t>(prompt.size()), options.maxNewTokens);
+  GenerateResult result;
+  result.promptTokens = static_cast<int64_t>(prompt.size());
+  auto start = std::chrono::steady_clock::now();
+  const float* logits = step(prompt, 0);
+  Sampler sampler(options.sampling, vocab_);
+  int64_t token = sampler.next(logits);
+  result.prefillMs = millisSince(start);
+  int64_t cached = result.promptTokens;
+  auto emit = [&](int64_t t) {
+    result.tokens.push_back(t);
+    if (options.onToken) options.onToken(t);
+    for (int64_t stop : options.stopIds) result.stopped = result.stopped || t == stop;
+  };
+  emit(token);
+  while (!result.stopped && static_cast<int64_t>(result.tokens.size()) < options.maxNewTokens) {
+    start = std::chrono::steady_clock::now();
+    token = sampler.next(step({token}, cached));
+    result.stepMs.push_back(millisSince(start));
+    ++cached;
+    emit(token);
+  }
+  return result;
+}
+
+}  // namespace kiln::runtime
