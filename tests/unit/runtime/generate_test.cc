@@ -157,8 +157,8 @@ TEST(Sampler, TheSameSeedDrawsTheSameTokens) {
   EXPECT_NE(sequence(3), sequence(4));
   // splitmix64 from seed 0: its first draw is 0xe220a8397b1dcdaf >> 11, times 2^-53.
   Sampler first({.greedy = false, .seed = 0}, 1000);
-  EXPECT_EQ(first.next(flat.data()),
-            static_cast<int64_t>(1000 * (0xe220a8397b1dcdafULL >> 11) * 0x1.0p-53));
+  double u = static_cast<double>(0xe220a8397b1dcdafULL >> 11) * 0x1.0p-53;
+  EXPECT_EQ(first.next(flat.data()), static_cast<int64_t>(1000 * u));
 }
 
 TEST(Sampler, RefusesOptionsOutOfRange) {
