@@ -29,7 +29,7 @@ void partition(ir::Graph& g, const PassTarget& t) {
 Pipeline Pipeline::builtin() {
   Pipeline p;
   for (const char* name : {"fold-constants", "simplify"}) p.entries_.push_back(plain(name, 1));
-  for (const char* name : {"fold-batch-norm", "fuse-layer-norm"})
+  for (const char* name : {"fold-batch-norm", "fuse-layer-norm", "fuse-attention"})
     p.entries_.push_back(plain(name, 2));
   p.entries_.push_back(plain("decompose-conv", 1));
   p.entries_.push_back({"partition", 0, partition});

@@ -35,6 +35,10 @@ int64_t nodeFlops(const Node& node) {
   if ((op == "MatMul" || op == "kiln.MatMulPacked") && input(0) && !input(0)->type.shape.empty()) {
     return 2 * out * input(0)->type.shape.back();
   }
+  if (op == "kiln.Attention" && input(1) && input(1)->type.rank() == 4) {
+    int64_t keys = std::max<int64_t>(0, input(1)->type.shape[2]);  // Q Kᵀ, then P V
+    return 2 * keys * (numelOf(input(0)) + out);
+  }
   if (op == "Gemm" && input(0) && input(0)->type.shape.size() == 2) {
     const Shape& a = input(0)->type.shape;
     return 2 * out * (node.attrs.getInt("transA", 0) ? a[0] : a[1]);

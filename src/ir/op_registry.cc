@@ -24,6 +24,7 @@ std::shared_ptr<const OpRegistry> buildBuiltin() {
   ops::registerConvTransposeOps(add);
   ops::registerPoolOps(add);
   ops::registerMatmulOps(add);
+  ops::registerAttentionOps(add);
   ops::registerUnaryOps(add);
   ops::registerBinaryOps(add);
   ops::registerNormalizationOps(add);

@@ -8,6 +8,7 @@
 #include "kiln/ir/op_registry.h"
 #include "kiln/support/error.h"
 #include "kiln/transform/passes.h"
+#include "pattern_util.h"
 
 namespace kiln::transform {
 namespace {
@@ -15,14 +16,6 @@ namespace {
 using ir::Node;
 using ir::Value;
 using runtime::DataType;
-
-// The value of a one-element float constant.
-std::optional<double> scalarConstant(const Value* v) {
-  if (v == nullptr || !v->isConstant() || v->type.numel() != 1) return std::nullopt;
-  if (v->type.dtype == DataType::float32()) return v->constant->data<float>()[0];
-  if (v->type.dtype == DataType::float64()) return v->constant->data<double>()[0];
-  return std::nullopt;
-}
 
 class Matcher {
  public:
@@ -59,12 +52,6 @@ class Matcher {
     return rank >= 1 && axes.size() == 1 && (axes[0] == -1 || axes[0] == rank - 1);
   }
 
-  // The operand of binary N that is not V.
-  static Value* other(const Node& n, const Value* v) {
-    if (n.inputs.size() != 2) return nullptr;
-    return n.inputs[0] == v ? n.inputs[1] : n.inputs[1] == v ? n.inputs[0] : nullptr;
-  }
-
   // A constant broadcasting along the last axis only (shape [D] or [1, ..., D]).
   static bool perFeature(const Value* c, int64_t d) {
     if (c == nullptr || !c->isConstant() || c->type.dtype != DataType::float32()) return false;
@@ -98,7 +85,7 @@ class Matcher {
     if (var == nullptr || !overLastAxis(*var)) return false;
     Node* addEps = onlyUser(var->outputs[0], "Add");
     if (addEps == nullptr) return false;
-    std::optional<double> eps = scalarConstant(other(*addEps, var->outputs[0]));
+    std::optional<double> eps = scalarConstant(otherOperand(*addEps, var->outputs[0]));
     Node* sqrt = eps ? onlyUser(addEps->outputs[0], "Sqrt") : nullptr;
     if (sqrt == nullptr || onlyUser(sqrt->outputs[0], "Div") != div ||
         div->inputs[1] != sqrt->outputs[0]) {
@@ -109,12 +96,12 @@ class Matcher {
     Value* scale = nullptr;
     Value* shift = nullptr;
     if (Node* mul = onlyUser(div->outputs[0], "Mul")) {
-      Value* s = other(*mul, div->outputs[0]);
+      Value* s = otherOperand(*mul, div->outputs[0]);
       if (perFeature(s, d)) {
         scale = s;
         last = mul;
         if (Node* add = onlyUser(mul->outputs[0], "Add")) {
-          Value* b = other(*add, mul->outputs[0]);
+          Value* b = otherOperand(*add, mul->outputs[0]);
           if (perFeature(b, d)) {
             shift = b;
             last = add;

@@ -10,6 +10,7 @@ std::vector<ir::Pass> allPasses(int64_t lanes) {
       {"simplify", simplify},
       {"fold-batch-norm", foldBatchNorm},
       {"fuse-layer-norm", fuseLayerNorm},
+      {"fuse-attention", fuseAttention},
       {"decompose-conv", decomposeConv},
       {"convert-layout", [lanes](ir::Graph& g) { convertLayout(g, lanes); }},
       {"pack-matmul", [lanes](ir::Graph& g) { packMatmul(g, lanes); }},

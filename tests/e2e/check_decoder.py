@@ -3,7 +3,8 @@ language models (decoder_models.py), compile it once with the sequence and cache
 and run a prompt then greedy decode steps through `kiln run`, each step's present keys and values
 fed back as the next step's past. Every step's logits and presents are checked against the
 PyTorch module the export came from, and the library must compile every node into a kernel
-(none left to the runtime's ops) with every tensor planned at the bounds. Then `kiln generate`
+(none left to the runtime's ops, each layer's attention one fused kernel) with every tensor
+planned at the bounds. Then `kiln generate`
 must pick the tokens PyTorch's greedy loop picks, up to the cache's bound."""
 import json
 import os
@@ -28,10 +29,15 @@ def check_compiled(kiln: str, so: str) -> bool:
     meta = json.loads(inspected)["models"][0]["metadata"]
     in_runtime = {k["runtime_op"]["op"] for k in meta["kernels"] if "runtime_op" in k}
     sized_at_run_time = [t["name"] for t in meta["tensors"] if t.get("storage") == -2]
-    print(f"{len(meta['kernels'])} kernels; run-time ops: {sorted(in_runtime) or 'none'}")
+    attention = sum("kiln.Attention" in k.get("ops", []) for k in meta["kernels"])
+    print(f"{len(meta['kernels'])} kernels, {attention} of them fused attention; run-time ops: "
+          f"{sorted(in_runtime) or 'none'}")
     if in_runtime or sized_at_run_time:
         print(f"FAIL: run-time ops {sorted(in_runtime)} should be compiled kernels; "
               f"tensors sized at run time: {sized_at_run_time}")
+        return False
+    if attention != SIZES["layers"]:
+        print(f"FAIL: expected one fused attention per layer ({SIZES['layers']}), got {attention}")
         return False
     return True
 

@@ -79,7 +79,12 @@ double relativeError(const std::vector<float>& got, const std::vector<float>& wa
   if (got.size() != want.size()) return INFINITY;
   double scale = 1, err = 0;
   for (float w : want) scale = std::max(scale, double(std::fabs(w)));
-  for (size_t i = 0; i < got.size(); ++i) err = std::max(err, std::fabs(double(got[i]) - want[i]));
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (std::isnan(got[i]) && std::isnan(want[i])) continue;
+    double d = std::fabs(double(got[i]) - want[i]);
+    if (std::isnan(d)) return INFINITY;  // std::max would keep the error found so far
+    err = std::max(err, d);
+  }
   return err / scale;
 }
 

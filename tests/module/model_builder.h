@@ -28,7 +28,8 @@ std::vector<float> referenceMlp(const Mlp& m, const std::vector<float>& x);
 std::vector<float> randomVector(size_t n, uint32_t seed);
 runtime::NDArray toArray(const std::vector<float>& v, const runtime::Shape& shape);
 std::vector<float> toVector(const runtime::NDArray& a);
-// Largest |got - want| over max(1, max |want|).
+// Largest |got - want| over max(1, max |want|); infinite when a value is NaN in one and not the
+// other, or the sizes differ.
 double relativeError(const std::vector<float>& got, const std::vector<float>& want);
 
 // The message of the kiln::Error F throws, or "" when it throws none.

@@ -16,6 +16,7 @@ struct GenerateArgs {
   std::string artifact, modelName = "default", params;
   std::vector<int64_t> prompt, stopIds;
   int64_t maxNewTokens = 32;
+  int warmup = 0;
   bool greedy = false, json = false, verbose = false, noVerify = false;
   int threads = 0;
   runtime::SamplingOptions sampling;
@@ -52,6 +53,7 @@ void generate(GenerateArgs& args, const CLI::App& cmd) {
   options.maxNewTokens = args.maxNewTokens;
   options.sampling = args.sampling;
   options.stopIds = args.stopIds;
+  for (int i = 0; i < args.warmup; ++i) generator.generate(args.prompt, options);
   if (!args.json) {
     options.onToken = [first = true](int64_t t) mutable {
       std::cout << (first ? "tokens: " : " ") << t << std::flush;
@@ -87,6 +89,11 @@ void addGenerateCommand(CLI::App& app,
   cmd->add_option("--max-new-tokens", args->maxNewTokens,
                   "Tokens to generate (fewer when a --stop-ids token comes first)")
       ->check(CLI::Range(int64_t{1}, int64_t{INT_MAX}).description("a count >= 1"))
+      ->capture_default_str();
+  cmd->add_option("--warmup", args->warmup,
+                  "Untimed generations of the same prompt first (the first run after loading "
+                  "also pages the weights in and starts the worker threads)")
+      ->check(CLI::Range(0, 100).description("0 to 100"))
       ->capture_default_str();
   cmd->add_flag("--greedy", args->greedy,
                 "Pick the most likely token each step (the default unless --top-k, --top-p or "

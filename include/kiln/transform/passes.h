@@ -27,6 +27,12 @@ void foldBatchNorm(ir::Graph& graph);
 // axis, float32) becomes one LayerNormalization.
 void fuseLayerNorm(ir::Graph& graph);
 
+// fuse-attention: softmax(Q Kᵀ · scale [+ mask | masked by Where]) V, as exporters spell it
+// (MatMul, Transpose, Div or Mul by a constant, Add or Where, Softmax over the last axis, MatMul;
+// repeat_kv's Unsqueeze/Expand/Reshape on K and V), with rank-4 float32 Q, K, V, becomes one
+// kiln.Attention reading the key/value heads each group of query heads shares in place.
+void fuseAttention(ir::Graph& graph);
+
 // decompose-conv: a float Conv with constant weights over three or more spatial dims becomes one
 // convolution over one dim fewer per tap of the kernel's leading spatial dim (the input's taps
 // gathered, batched with the images), summed, until only 1-D and 2-D convolutions are left.

@@ -14,6 +14,7 @@ void registerConvOps(const OpAdder& add);
 void registerConvTransposeOps(const OpAdder& add);
 void registerPoolOps(const OpAdder& add);
 void registerMatmulOps(const OpAdder& add);
+void registerAttentionOps(const OpAdder& add);
 void registerUnaryOps(const OpAdder& add);
 void registerBinaryOps(const OpAdder& add);
 void registerNormalizationOps(const OpAdder& add);

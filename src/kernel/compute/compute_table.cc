@@ -14,6 +14,7 @@ std::shared_ptr<const LoweringTable> buildBuiltin() {
   addConvLowerings(t);
   addPoolLowerings(t);
   addMatmulLowerings(t);
+  addAttentionLowerings(t);
   addSoftmaxLowerings(t);
   addReduceLowerings(t);
   addBatchNormLowerings(t);

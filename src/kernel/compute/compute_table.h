@@ -39,6 +39,7 @@ void addInjectiveLowerings(LoweringMap& table);
 void addConvLowerings(LoweringMap& table);
 void addPoolLowerings(LoweringMap& table);
 void addMatmulLowerings(LoweringMap& table);
+void addAttentionLowerings(LoweringMap& table);  // kiln.Attention
 void addSoftmaxLowerings(LoweringMap& table);
 void addReduceLowerings(LoweringMap& table);
 void addBatchNormLowerings(LoweringMap& table);
