@@ -1,7 +1,8 @@
 // Attention as exporters write it, compiled: fuse-attention makes it one kiln.Attention kernel,
 // whose outputs must match a double-precision reference for key lengths within one block of the
 // running softmax and across several (ragged last block), bool masks with a fill (a row masked
-// everywhere included) and additive float masks, grouped-query heads, and sizes in symbols.
+// everywhere included) and additive float masks, grouped-query heads, and sizes in symbols; query
+// lengths of a decode step (the row pass) and of prompts (tiles of rows, a ragged last tile).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -75,7 +76,7 @@ std::pair<Module, std::string> compileText(const std::string& text, const std::s
 
 // GPT-2's spelling: scores / sqrt(d), a bool causal mask through Where, lengths in symbols.
 constexpr const char* kGpt2 = R"(
-graph main(%q: float32[1,3,seq,16], %k: float32[1,3,kv,16], %v: float32[1,3,kv,16], %m: bool[1,1,seq,kv]) dims "1<=kv<=160, 1<=seq<=8" {
+graph main(%q: float32[1,3,seq,16], %k: float32[1,3,kv,16], %v: float32[1,3,kv,16], %m: bool[1,1,seq,kv]) dims "1<=kv<=160, 1<=seq<=40" {
   %sqrt_d = const float32[] [4.0]
   %fill = const float32[] [-10000.0]
   %kt = Transpose(%k) {perm=[0, 1, 3, 2]}
@@ -92,8 +93,8 @@ TEST(Attention, AMaskedAttentionOverSymbolicLengthsIsOneKernelAndMatches) {
   EXPECT_NE(ops.find("kiln.Attention"), std::string::npos) << ops;
   EXPECT_EQ(ops.find("Softmax"), std::string::npos) << ops;
   std::mt19937 rng(5);
-  for (auto [seq, kv] :
-       std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {1, 64}, {5, 70}, {8, 160}}) {
+  for (auto [seq, kv] : std::vector<std::pair<int64_t, int64_t>>{
+           {1, 1}, {1, 64}, {5, 70}, {8, 160}, {33, 100}, {40, 40}}) {
     Dims4 qd{1, 3, seq, 16}, kd{1, 3, kv, 16};
     std::vector<float> q = randomVector(size_t(3 * seq * 16), 1),
                        k = randomVector(size_t(3 * kv * 16), 2),
@@ -123,7 +124,7 @@ TEST(Attention, AMaskedAttentionOverSymbolicLengthsIsOneKernelAndMatches) {
 // A Llama block's spelling: 4 query heads over 2 key/value heads through repeat_kv, an additive
 // mask, the scale on the query; value dim 24 differs from the key dim.
 constexpr const char* kGqa = R"(
-graph main(%q: float32[2,4,3,8], %k: float32[2,2,130,8], %v: float32[2,2,130,24], %mask: float32[1,1,3,130]) {
+graph main(%q: float32[2,4,21,8], %k: float32[2,2,130,8], %v: float32[2,2,130,24], %mask: float32[1,1,21,130]) {
   %scale = const float32[] [0.35355339]
   %axis2 = const int64[1] [2]
   %expanded = const int64[5] [2, 2, 2, 130, 8]
@@ -149,18 +150,18 @@ TEST(Attention, GroupedQueryHeadsReadTheirSharedHeadsInPlace) {
   auto [ex, ops] = compileText(kGqa, "gqa_attention");
   EXPECT_NE(ops.find("kiln.Attention"), std::string::npos) << ops;
   EXPECT_EQ(ops.find("Expand"), std::string::npos) << "the heads were copied:\n" << ops;
-  constexpr size_t kQ = size_t{2} * 4 * 3 * 8, kK = size_t{2} * 2 * 130 * 8;
-  constexpr size_t kV = size_t{2} * 2 * 130 * 24, kMask = size_t{3} * 130;
+  constexpr size_t kQ = size_t{2} * 4 * 21 * 8, kK = size_t{2} * 2 * 130 * 8;
+  constexpr size_t kV = size_t{2} * 2 * 130 * 24, kMask = size_t{21} * 130;
   std::vector<float> q = randomVector(kQ, 4), k = randomVector(kK, 5), v = randomVector(kV, 6),
                      mask = randomVector(kMask, 7);
   for (size_t i = 0; i < mask.size(); ++i) mask[i] = i % 7 == 0 ? -1e9F : mask[i];
-  ex["set_input"]("q", toArray(q, {2, 4, 3, 8}));
+  ex["set_input"]("q", toArray(q, {2, 4, 21, 8}));
   ex["set_input"]("k", toArray(k, {2, 2, 130, 8}));
   ex["set_input"]("v", toArray(v, {2, 2, 130, 24}));
-  ex["set_input"]("mask", toArray(mask, {1, 1, 3, 130}));
+  ex["set_input"]("mask", toArray(mask, {1, 1, 21, 130}));
   ex["run"]();
   std::vector<float> want =
-      reference(q, k, v, mask, false, 0, {2, 4, 3, 8}, {2, 2, 130, 8}, 24, 0.35355339);
+      reference(q, k, v, mask, false, 0, {2, 4, 21, 8}, {2, 2, 130, 8}, 24, 0.35355339);
   EXPECT_LT(relativeError(toVector(ex["get_output"](0).asNDArray()), want), 1e-5);
 }
 
