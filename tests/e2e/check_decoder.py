@@ -86,22 +86,6 @@ def main() -> int:
     return check_generate(args, stem + ".so", model)
 
 
-def torch_greedy(model, kind: str, prompt: list, new_tokens: int) -> list:
-    """Greedy decoding with the PyTorch module: prompt, then one token per step over its cache."""
-    cache_heads = SIZES["kv_heads"] if kind == "llama" else SIZES["heads"]
-    past = [torch.zeros(1, cache_heads, 0, SIZES["d_model"] // SIZES["heads"])
-            for _ in range(2 * SIZES["layers"])]
-    ids, tokens = torch.tensor([prompt]), []
-    with torch.no_grad():
-        while len(tokens) < new_tokens:
-            positions = [] if kind == "gpt2" else [
-                torch.arange(past[0].shape[2], past[0].shape[2] + ids.shape[1])[None]]
-            logits, *past = model(ids, *positions, *past)
-            tokens.append(int(torch.argmax(logits[0, -1])))
-            ids = torch.tensor([[tokens[-1]]])
-    return tokens
-
-
 def check_generate(args, so: str, model) -> int:
     """`kiln generate` picks the same tokens as greedy decoding in PyTorch, up to the cache's
     bound, and refuses one token more with the bound named. The 20-token prompt is long enough
@@ -112,7 +96,7 @@ def check_generate(args, so: str, model) -> int:
         [args.kiln, "generate", so, "--prompt-ids", ",".join(map(str, prompt)),
          "--max-new-tokens", str(new_tokens), "--json"], check=True, capture_output=True,
         text=True).stdout.splitlines()[-1])
-    want = torch_greedy(model, args.kind, prompt, new_tokens)
+    want = decoder_models.greedy(model, prompt, new_tokens)
     if report["tokens"] != want:
         print(f"FAIL: kiln generate gave {report['tokens']}, PyTorch's greedy loop {want}")
         return 1

@@ -166,6 +166,24 @@ def build(kind: str, layers: int = 2, d_model: int = 64, heads: int = 4, kv_head
                    context).eval()
 
 
+def greedy(model: Decoder, prompt: list, new_tokens: int) -> list:
+    """Greedy decoding with the PyTorch module: the prompt, then one token per step over its
+    cache (with the positions a Llama block takes), as `kiln generate` runs the export."""
+    block = model.blocks[0]
+    cache_heads = getattr(block, "kv_heads", block.heads)
+    past = [torch.zeros(1, cache_heads, 0, block.head_dim) for _ in range(2 * model.layers)]
+    ids, tokens = torch.tensor([prompt]), []
+    with torch.no_grad():
+        while len(tokens) < new_tokens:
+            cached = past[0].shape[2]
+            positions = [] if model.kind == "gpt2" else [
+                torch.arange(cached, cached + ids.shape[1])[None]]
+            logits, *past = model(ids, *positions, *past)
+            tokens.append(int(torch.argmax(logits[0, -1])))
+            ids = torch.tensor([[tokens[-1]]])
+    return tokens
+
+
 def export(kind: str, path: str, layers: int = 2, d_model: int = 64, heads: int = 4,
            kv_heads: int = 2, vocab: int = 256, context: int = 128, seed: int = 0) -> None:
     model = build(kind, layers, d_model, heads, kv_heads, vocab, context, seed)

@@ -5,7 +5,6 @@ import os
 import sys
 
 import pytest
-import torch
 
 import kiln
 
@@ -24,25 +23,12 @@ def decoder(tmp_path_factory):
     return path, decoder_models.build("llama", **SIZES)
 
 
-def torch_greedy(model, prompt, new_tokens):
-    past = [torch.zeros(1, SIZES["kv_heads"], 0, SIZES["d_model"] // SIZES["heads"])
-            for _ in range(2 * SIZES["layers"])]
-    ids, tokens = torch.tensor([prompt]), []
-    with torch.no_grad():
-        while len(tokens) < new_tokens:
-            cached = past[0].shape[2]
-            logits, *past = model(ids, torch.arange(cached, cached + ids.shape[1])[None], *past)
-            tokens.append(int(torch.argmax(logits[0, -1])))
-            ids = torch.tensor([[tokens[-1]]])
-    return tokens
-
-
 def test_greedy_tokens_match_pytorch(decoder):
     path, model = decoder
     ex = kiln.compile(path, dim_bounds=BOUNDS)["default"](kiln.cpu())
     seen = []
     report = kiln.generate(ex, PROMPT, 14, on_token=seen.append)  # the last step caches 16
-    assert report["tokens"] == torch_greedy(model, PROMPT, 14)
+    assert report["tokens"] == decoder_models.greedy(model, PROMPT, 14)
     assert len(set(report["tokens"])) > 3  # a loop that repeated a token would not pass
     assert seen == report["tokens"] and report["new_tokens"] == 14 and not report["stopped"]
     assert report["prompt_tokens"] == 4 and report["token_latency_ms"]["runs"] == 13
@@ -82,4 +68,4 @@ def test_generation_runs_in_a_session(decoder, kiln_device, kiln_session, kiln_t
     path, model = decoder
     artifact = kiln.compile(path, dim_bounds=BOUNDS, target=kiln_target)
     ex = kiln_session.get_executor_from_factory(artifact)
-    assert kiln.generate(ex, PROMPT, 6)["tokens"] == torch_greedy(model, PROMPT, 6)
+    assert kiln.generate(ex, PROMPT, 6)["tokens"] == decoder_models.greedy(model, PROMPT, 6)

@@ -115,7 +115,6 @@ class Generator {
   Module exec_;
   PackedFunc setInput_, run_, getOutput_;
   DecoderInterface decoder_;
-  int64_t vocab_ = 0;
   NDArray logits_;  // the last run's logits output
 };
 

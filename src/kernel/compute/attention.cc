@@ -5,6 +5,7 @@
 // runs as one task per row with its dot products vectorized over the head (RowPass). Query head
 // h reads key and value head h / (H / KVH) in place.
 #include <algorithm>
+#include <functional>
 #include <limits>
 
 #include "../loop_builder.h"
@@ -34,6 +35,21 @@ Geometry geometryOf(LowerContext& ctx, const ir::Node& node) {
   return g;
 }
 
+// BODY(j0, w) for every block of BLOCK keys of the LENGTH keys: its first key and its width.
+Stmt overKeyBlocks(LowerContext& ctx, const Expr& length, int64_t block,
+                   const std::function<Stmt(const Expr& j0, const Expr& w)>& body) {
+  Expr blocks = binary(BinaryOp::kFloorDiv, length + intImm(block - 1), intImm(block));
+  return loopRange(ctx, "kb", intImm(0), blocks, ForKind::kSerial, [&](const Expr& kb) {
+    Index jw{kb * intImm(block), min(intImm(block), length - kb * intImm(block))};
+    return bindVars(ctx, {"j0", "w"}, jw, [&](const Index& b) { return body(b[0], b[1]); });
+  });
+}
+
+// The key/value matrix query head H of batch B reads: head H / groups of batch B.
+Expr kvMatrix(const Geometry& g, const Expr& b, const Expr& h) {
+  return b * intImm(g.heads / g.groups) + binary(BinaryOp::kFloorDiv, h, intImm(g.groups));
+}
+
 // One query row's pass over the keys (decode steps): the dot products vectorized over the head,
 // the state a running max and sum, ACC the weighted values.
 class RowPass {
@@ -48,16 +64,11 @@ class RowPass {
 
   // ROW indexes the query rows [B, H, S] flattened; IDX is (b, h, i).
   Stmt emit(const Expr& row, const Index& idx, const Expr& kvBase, const StoreFn& storeFn) {
-    Expr length = g_.k[2];
-    Expr blocks = binary(BinaryOp::kFloorDiv, length + intImm(block_ - 1), intImm(block_));
     Stmt init = seq({store(state_, intImm(0), constant(-std::numeric_limits<float>::max(), t_)),
                      store(state_, intImm(1), constant(0, t_)),
                      overValues([&](const Expr& c) { return store(acc_, c, constant(0, t_)); })});
-    Stmt keys = loopRange(ctx_, "kb", intImm(0), blocks, ForKind::kSerial, [&](const Expr& kb) {
-      Index jw{kb * intImm(block_), min(intImm(block_), length - kb * intImm(block_))};
-      return bindVars(ctx_, {"j0", "w"}, jw, [&](const Index& b) {
-        return seq({blockScores(row, idx, kvBase, b[0], b[1]), blockUpdate(kvBase, b[0], b[1])});
-      });
+    Stmt keys = overKeyBlocks(ctx_, g_.k[2], block_, [&](const Expr& j0, const Expr& w) {
+      return seq({blockScores(row, idx, kvBase, j0, w), blockUpdate(kvBase, j0, w)});
     });
     Stmt out = overValues([&](const Expr& c) {
       return storeFn({idx[0], idx[1], idx[2], c}, load(acc_, c) / load(state_, intImm(1)));
@@ -173,14 +184,8 @@ class TilePass {
                      ctx_.readFlat(qv, qBase + r * intImm(g_.dim) + c) * constant(scale, t_));
       });
     });
-    Expr length = g_.k[2];
-    Expr blocks = binary(BinaryOp::kFloorDiv, length + intImm(block_ - 1), intImm(block_));
-    Stmt keys = loopRange(ctx_, "kb", intImm(0), blocks, ForKind::kSerial, [&](const Expr& kb) {
-      Index jw{kb * intImm(block_), min(intImm(block_), length - kb * intImm(block_))};
-      return bindVars(ctx_, {"j0", "w"}, jw, [&](const Index& blk) {
-        return seq(
-            {blockScores(b, h, i0, rows, kv, blk[0], blk[1]), blockUpdate(kv, blk[0], blk[1])});
-      });
+    Stmt keys = overKeyBlocks(ctx_, g_.k[2], block_, [&](const Expr& j0, const Expr& w) {
+      return seq({blockScores(b, h, i0, rows, kv, j0, w), blockUpdate(kv, j0, w)});
     });
     Stmt out = loopRange(ctx_, "r", intImm(0), rows, ForKind::kSerial, [&](const Expr& r) {
       return loop(ctx_, "c", g_.valueDim, ctx_.vectorKind(), [&](const Expr& c) {
@@ -294,9 +299,7 @@ Stmt emitTiles(LowerContext& ctx, const ir::Node& node, const Geometry& g, DataT
                   binary(BinaryOp::kFloorMod, bh, intImm(g.heads)),
                   binary(BinaryOp::kFloorDiv, bh, intImm(g.heads))};
     return bindVars(ctx, {"i0", "h", "b"}, derived, [&](const Index& d) {
-      Expr kvHead =
-          d[2] * intImm(g.heads / g.groups) + binary(BinaryOp::kFloorDiv, d[1], intImm(g.groups));
-      Index more{kvHead, min(intImm(r), seqLen - d[0])};
+      Index more{kvMatrix(g, d[2], d[1]), min(intImm(r), seqLen - d[0])};
       return bindVars(ctx, {"kv", "rows"}, more, [&](const Index& m) {
         return pass.emit(d[2], d[1], d[0], m[1], m[0], storeFn);
       });
@@ -315,10 +318,7 @@ Stmt emitRows(LowerContext& ctx, const ir::Node& node, const Geometry& g, DataTy
                   binary(BinaryOp::kFloorMod, bh, intImm(g.heads)),
                   binary(BinaryOp::kFloorDiv, bh, intImm(g.heads))};
     return bindVars(ctx, {"i", "h", "b"}, derived, [&](const Index& d) {
-      // The key/value head's matrix: batch b, head h / groups.
-      Expr kvHead =
-          d[2] * intImm(g.heads / g.groups) + binary(BinaryOp::kFloorDiv, d[1], intImm(g.groups));
-      return bindVar(ctx, "kv", kvHead, [&](const Expr& kv) {
+      return bindVar(ctx, "kv", kvMatrix(g, d[2], d[1]), [&](const Expr& kv) {
         return pass.emit(row, {d[2], d[1], d[0]}, kv, storeFn);
       });
     });

@@ -90,10 +90,9 @@ const float* Generator::step(const std::vector<int64_t>& tokens, int64_t past) {
   }
   run_();
   logits_ = getOutput_(decoder_.logits).asNDArray();
-  const Shape& shape = logits_.shape();
-  vocab_ = shape.back();
-  int64_t rows = logits_.numel() / std::max<int64_t>(vocab_, 1);
-  return logits_.data<float>() + (rows - 1) * vocab_;
+  int64_t vocab = logits_.shape().back();
+  int64_t rows = logits_.numel() / std::max<int64_t>(vocab, 1);
+  return logits_.data<float>() + (rows - 1) * vocab;
 }
 
 GenerateResult Generator::generate(const std::vector<int64_t>& prompt,
@@ -103,7 +102,7 @@ GenerateResult Generator::generate(const std::vector<int64_t>& prompt,
   result.promptTokens = static_cast<int64_t>(prompt.size());
   auto start = std::chrono::steady_clock::now();
   const float* logits = step(prompt, 0);
-  Sampler sampler(options.sampling, vocab_);
+  Sampler sampler(options.sampling, logits_.shape().back());
   int64_t token = sampler.next(logits);
   result.prefillMs = millisSince(start);
   int64_t cached = result.promptTokens;
