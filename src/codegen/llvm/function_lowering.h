@@ -96,6 +96,8 @@ class FunctionLowering {
   void emitLoop(llvm::Value* begin, llvm::Value* end, bool isSigned, llvm::MDNode* loopMetadata,
                 const std::function<void(llvm::Value*)>& body);
   llvm::MDNode* loopMetadata(tir::ForKind kind);
+  llvm::MDNode* noVectorizeMetadata();
+  llvm::MDNode* loopId(llvm::ArrayRef<llvm::Metadata*> ops);
   // lower_parallel.cc
   void lowerParallelFor(const tir::StmtNode& s);
   llvm::Function* outlineParallelBody(const tir::StmtNode& s, const FreeVars& fv,

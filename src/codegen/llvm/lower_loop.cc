@@ -1,14 +1,38 @@
 // Serial, vectorized and unrolled loops: one counted loop whose latch carries the metadata that
-// asks LLVM's loop passes to vectorize (at the target's width) or fully unroll it.
+// asks LLVM's loop passes to vectorize (at the target's width) or fully unroll it, and keeps them
+// from vectorizing a serial loop around one kiln already vectorized.
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Metadata.h>
 
 #include "function_lowering.h"
 #include "kiln/support/error.h"
+#include "kiln/tir/functor.h"
 
 namespace kiln::codegen {
 
 using tir::ForKind;
+
+namespace {
+
+// Whether BODY holds a loop kiln vectorizes. LLVM's loop vectorizer would otherwise widen the
+// serial loop around it as well (outer-loop vectorization), turning the inner loop's contiguous
+// vector loads into gathers across the outer iterations.
+class VectorizedLoopFinder : public tir::Visitor {
+ public:
+  bool found = false;
+  void visitFor(const tir::StmtNode& s) override {
+    if (s.forKind == ForKind::kVectorized) found = true;
+    if (!found) tir::Visitor::visitFor(s);
+  }
+};
+
+bool holdsVectorizedLoop(const tir::Stmt& body) {
+  VectorizedLoopFinder finder;
+  finder.visitStmt(body);
+  return finder.found;
+}
+
+}  // namespace
 
 void FunctionLowering::lowerFor(const tir::StmtNode& s) {
   KILN_CHECK(s.loopVar != nullptr && s.loopVar->kind == tir::ExprKind::kVar,
@@ -18,7 +42,10 @@ void FunctionLowering::lowerFor(const tir::StmtNode& s) {
   KILN_CHECK(t.isInt() || t.isUInt(), "loop variable ", s.loopVar->name, " has type ", t.str());
   llvm::Value* begin = lowerExpr(s.min);
   llvm::Value* end = b_.CreateAdd(begin, lowerExpr(s.extent), "", false, t.isInt());
-  emitLoop(begin, end, t.isInt(), loopMetadata(s.forKind), [&](llvm::Value* i) {
+  llvm::MDNode* metadata = s.forKind == ForKind::kSerial && holdsVectorizedLoop(s.body)
+                               ? noVectorizeMetadata()
+                               : loopMetadata(s.forKind);
+  emitLoop(begin, end, t.isInt(), metadata, [&](llvm::Value* i) {
     bindVar(s.loopVar->name, i);
     lowerStmt(s.body);
     unbindVar(s.loopVar->name);
@@ -51,7 +78,6 @@ void FunctionLowering::emitLoop(llvm::Value* begin, llvm::Value* end, bool isSig
   b_.SetInsertPoint(exit);
 }
 
-// A distinct, self-referencing loop ID, as LLVM's loop metadata requires.
 llvm::MDNode* FunctionLowering::loopMetadata(ForKind kind) {
   auto hint = [&](const char* name, llvm::Constant* value) -> llvm::Metadata* {
     return llvm::MDNode::get(
@@ -68,6 +94,18 @@ llvm::MDNode* FunctionLowering::loopMetadata(ForKind kind) {
   } else {
     return nullptr;
   }
+  return loopId(ops);
+}
+
+llvm::MDNode* FunctionLowering::noVectorizeMetadata() {
+  llvm::Metadata* off =
+      llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.vectorize.enable"),
+                               llvm::ConstantAsMetadata::get(b_.getFalse())});
+  return loopId({nullptr, off});
+}
+
+// A distinct, self-referencing loop ID, as LLVM's loop metadata requires.
+llvm::MDNode* FunctionLowering::loopId(llvm::ArrayRef<llvm::Metadata*> ops) {
   llvm::MDNode* id = llvm::MDNode::getDistinct(ctx_, ops);
   id->replaceOperandWith(0, id);
   return id;
