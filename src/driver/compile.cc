@@ -120,9 +120,21 @@ std::string schedulesText(const std::vector<kernel::LoweredKernel>& kernels) {
 // One model's part of the library: its container entry and the weights that entry views.
 struct ModelPart {
   runtime::ArtifactModel model;
-  std::unique_ptr<std::string> params;  // saveParams() bytes; the entry's `params` views them
-  runtime::ParamList weights;           // the same tensors, in the executor's order
+  // saveParams() bytes when embedded (the entry's `params` views them); external weights are
+  // written from WEIGHTS straight to their file.
+  std::unique_ptr<std::string> params;
+  runtime::ParamList weights;  // the tensors, in the executor's order
 };
+
+// PART's weights streamed into PATH (complete or not at all), as the library recorded them.
+void writeExternalParams(const ModelPart& part, const std::string& path) {
+  AtomicFileWriter file(path);
+  runtime::ParamsSummary blob = runtime::writeParams(
+      part.weights, [&](const void* data, size_t size) { file.write(data, size); });
+  KILN_CHECK(blob.size == part.model.paramsSize && blob.checksum == part.model.paramsChecksum,
+             "the weights of model '", part.model.name, "' changed while they were written");
+  file.commit();
+}
 
 // A model's weights as one aligned block and a pointer table, for a static library.
 codegen::WeightTable weightTable(const ModelPart& part) {
@@ -226,20 +238,43 @@ LoweredGraph lowerGraph(ir::Graph& graph, const std::string& model, Library& lib
   return out;
 }
 
+// A shared library's code reaches its data by 32-bit relative offsets, so everything in it must
+// lie within 2 GiB; weights beyond what leaves room for the code ship beside it instead.
+void checkEmbeddable(const std::string& model, const runtime::ParamList& params) {
+  constexpr uint64_t kMaxEmbedded = (uint64_t{1} << 31) - (uint64_t{1} << 28);  // 1.75 GiB
+  uint64_t bytes = 0;
+  for (const auto& [name, array] : params) bytes += array.nbytes();
+  if (bytes > kMaxEmbedded) {
+    throw Error(strCat("model '", model, "' has ", bytes,
+                       " bytes of weights, but a library can "
+                       "embed at most ",
+                       kMaxEmbedded, " (its code reaches its data within 2 GiB)",
+                       ": compile with --params external, which writes them beside the library "
+                       "and maps them when they are loaded"));
+  }
+}
+
 ModelPart modelPart(const NamedGraph& named, const CompileOptions& options,
                     const transform::MemoryPlan& plan, const std::vector<std::string>& outputNames,
                     ExecutorCode& code) {
   ModelPart part;
-  part.params = std::make_unique<std::string>(runtime::saveParams(code.params));
   runtime::ArtifactModel& m = part.model;
   m.name = named.name;
   m.executor = options.executor;
   m.signature = modelSignature(*named.graph, plan, outputNames, code.params.size());
   m.metadata = std::move(code.metadata);
   m.externalParams = options.params == "external";
-  m.paramsSize = part.params->size();
-  m.paramsChecksum = runtime::paramsChecksum(part.params->data(), part.params->size());
-  m.params = *part.params;
+  if (m.externalParams) {  // hashed now, written when the library is (writeExternalParams)
+    runtime::ParamsSummary blob = runtime::writeParams(code.params, [](const void*, size_t) {});
+    m.paramsSize = blob.size;
+    m.paramsChecksum = blob.checksum;
+  } else {
+    checkEmbeddable(named.name, code.params);
+    part.params = std::make_unique<std::string>(runtime::saveParams(code.params));
+    m.paramsSize = part.params->size();
+    m.paramsChecksum = runtime::paramsChecksum(part.params->data(), part.params->size());
+    m.params = *part.params;
+  }
   part.weights = std::move(code.params);
   return part;
 }
@@ -356,7 +391,7 @@ void buildLibrary(std::vector<CompiledModel>& compiled, const codegen::Target& t
   if (options.params != "external") return;
   for (const CompiledModel& m : compiled) {
     std::string path = paramsPath(outputPath, m.part.model.name, compiled.size());
-    writeFileAtomic(path, *m.part.params);
+    writeExternalParams(m.part, path);
     result.files.push_back({path, strCat("weights of model '", m.part.model.name, "'")});
   }
 }

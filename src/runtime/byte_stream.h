@@ -28,7 +28,12 @@ class ByteWriter {
     raw(s.data(), s.size());
   }
   size_t size() const { return out_.size(); }
-  std::string take() { return std::move(out_); }
+  // The bytes so far; the writer starts over empty.
+  std::string take() {
+    std::string bytes = std::move(out_);
+    out_.clear();
+    return bytes;
+  }
 
  private:
   void uint(uint64_t v, int bytes) {

@@ -94,11 +94,19 @@ std::pair<std::string, NDArray> readTensor(ByteReader& in, const ParamSource& so
 
 }  // namespace
 
-std::string saveParams(const ParamList& params) {
-  ByteWriter out;
+ParamsSummary writeParams(const ParamList& params,
+                          const std::function<void(const void* data, size_t size)>& sink) {
   static const char kZeros[kDataAlignment] = {};
-  out.raw(kMagic, sizeof(kMagic));
-  out.u64(params.size());
+  Hasher64 hash;
+  uint64_t written = 0;
+  auto emit = [&](const void* data, size_t size) {
+    hash.update(data, size);
+    sink(data, size);
+    written += size;
+  };
+  ByteWriter head;  // the magic and count, then each tensor's header and padding
+  head.raw(kMagic, sizeof(kMagic));
+  head.u64(params.size());
   for (const auto& [name, array] : params) {
     DataType t = array.dtype();
     if (t.isString()) {
@@ -106,19 +114,32 @@ std::string saveParams(const ParamList& params) {
                          shapeStr(array.shape()),
                          "); kiln's weights are numeric: strings reach a model as inputs"));
     }
-    out.str(name);
-    out.u8(t.code);
-    out.u8(t.bits);
-    out.u16(t.lanes);
-    out.u32(static_cast<uint32_t>(array.ndim()));
-    for (int64_t d : array.shape()) out.u64(static_cast<uint64_t>(d));
-    out.u64(array.nbytes());
-    out.raw(kZeros, padding(out.size()));
-    out.raw(array.data(), array.nbytes());
+    head.str(name);
+    head.u8(t.code);
+    head.u8(t.bits);
+    head.u16(t.lanes);
+    head.u32(static_cast<uint32_t>(array.ndim()));
+    for (int64_t d : array.shape()) head.u64(static_cast<uint64_t>(d));
+    head.u64(array.nbytes());
+    head.raw(kZeros, padding(written + head.size()));
+    std::string piece = head.take();
+    emit(piece.data(), piece.size());
+    emit(array.data(), array.nbytes());
   }
-  std::string bytes = out.take();
-  uint64_t sum = hash64(bytes.data(), bytes.size());
-  for (int i = 0; i < 8; ++i) bytes += static_cast<char>((sum >> (8 * i)) & 0xFF);
+  std::string last = head.take();
+  emit(last.data(), last.size());
+  uint64_t sum = hash.digest();
+  unsigned char trailer[8];
+  for (int i = 0; i < 8; ++i) trailer[i] = static_cast<unsigned char>((sum >> (8 * i)) & 0xFF);
+  sink(trailer, sizeof trailer);
+  return {written + sizeof trailer, sum};
+}
+
+std::string saveParams(const ParamList& params) {
+  std::string bytes;
+  writeParams(params, [&](const void* data, size_t size) {
+    bytes.append(static_cast<const char*>(data), size);
+  });
   return bytes;
 }
 

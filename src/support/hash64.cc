@@ -2,6 +2,7 @@
 // artifact costs a few milliseconds beside reading it.
 #include "kiln/support/hash64.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -36,23 +37,50 @@ inline uint64_t merge(uint64_t h, uint64_t lane) { return (h ^ round(0, lane)) *
 }  // namespace
 
 uint64_t hash64(const void* data, size_t size) {
+  Hasher64 h;
+  h.update(data, size);
+  return h.digest();
+}
+
+Hasher64::Hasher64() : lanes_{kP1 + kP2, kP2, 0, 0 - kP1} {}
+
+void Hasher64::stripe(const unsigned char* p) {
+  lanes_[0] = round(lanes_[0], read64(p));
+  lanes_[1] = round(lanes_[1], read64(p + 8));
+  lanes_[2] = round(lanes_[2], read64(p + 16));
+  lanes_[3] = round(lanes_[3], read64(p + 24));
+}
+
+void Hasher64::update(const void* data, size_t size) {
   const auto* p = static_cast<const unsigned char*>(data);
-  const unsigned char* end = p + size;
+  total_ += size;
+  if (buffered_ > 0) {  // complete the stripe the last piece began
+    size_t take = std::min(size, sizeof buffer_ - buffered_);
+    std::memcpy(buffer_ + buffered_, p, take);
+    buffered_ += take;
+    p += take;
+    size -= take;
+    if (buffered_ < sizeof buffer_) return;
+    stripe(buffer_);
+    buffered_ = 0;
+  }
+  for (; size >= 32; p += 32, size -= 32) stripe(p);
+  std::memcpy(buffer_, p, size);
+  buffered_ = size;
+}
+
+uint64_t Hasher64::digest() const {
   uint64_t h;
-  if (size >= 32) {
-    uint64_t v1 = kP1 + kP2, v2 = kP2, v3 = 0, v4 = 0 - kP1;
-    for (; end - p >= 32; p += 32) {
-      v1 = round(v1, read64(p));
-      v2 = round(v2, read64(p + 8));
-      v3 = round(v3, read64(p + 16));
-      v4 = round(v4, read64(p + 24));
-    }
-    h = rotl(v1, 1) + rotl(v2, 7) + rotl(v3, 12) + rotl(v4, 18);
-    h = merge(merge(merge(merge(h, v1), v2), v3), v4);
+  if (total_ >= 32) {
+    const uint64_t* v = lanes_;
+    h = rotl(v[0], 1) + rotl(v[1], 7) + rotl(v[2], 12) + rotl(v[3], 18);
+    h = merge(merge(merge(merge(h, v[0]), v[1]), v[2]), v[3]);
   } else {
     h = kP5;
   }
-  h += size;
+  h += total_;
+  const unsigned char* p = buffer_;
+  const unsigned char* end = buffer_ + buffered_;
   for (; end - p >= 8; p += 8) h = rotl(h ^ round(0, read64(p)), 27) * kP1 + kP4;
   if (end - p >= 4) {
     h = rotl(h ^ (read32(p) * kP1), 23) * kP2 + kP3;

@@ -2,6 +2,8 @@
 // so every padded position gets the fill value exactly once.
 #include "pack_weights.h"
 
+#include <algorithm>
+
 #include "kiln/support/error.h"
 
 namespace kiln::transform {
@@ -111,18 +113,30 @@ NDArray blockConstant(const NDArray& c, int64_t channels, int64_t b, double fill
   return out.done();
 }
 
+// Matrices reach gigabytes (a language model's projections), so this one loop runs over tiles of
+// TILE rows of K: within a tile, every panel's rows are read from lines just read, and the
+// packed array is written in runs of TILE x B elements instead of one element at a time.
 NDArray packMatmulB(const NDArray& bm, bool transposed, int64_t b) {
   requireFloat(bm);
   const Shape& s = bm.shape();
   int64_t k = transposed ? s[1] : s[0], n = transposed ? s[0] : s[1];
-  Writer out({blocks(n, b), k, b}, bm.dtype());
-  for (int64_t jb = 0; jb < blocks(n, b); ++jb)
-    for (int64_t kk = 0; kk < k; ++kk)
-      for (int64_t l = 0; l < b; ++l) {
-        int64_t j = jb * b + l;
-        out.put(j >= n ? 0.0 : at(bm, transposed ? j * k + kk : kk * n + j));
+  NDArray out = NDArray::empty({blocks(n, b), k, b}, bm.dtype());
+  const float* src = bm.data<float>();
+  float* dst = out.data<float>();
+  constexpr int64_t kTile = 16;
+  for (int64_t k0 = 0; k0 < k; k0 += kTile) {
+    int64_t k1 = std::min(k, k0 + kTile);
+    for (int64_t jb = 0; jb < blocks(n, b); ++jb) {
+      float* panel = dst + jb * k * b;
+      for (int64_t kk = k0; kk < k1; ++kk) {
+        for (int64_t l = 0; l < b; ++l) {
+          int64_t j = jb * b + l;
+          panel[kk * b + l] = j >= n ? 0.0f : src[transposed ? j * k + kk : kk * n + j];
+        }
       }
-  return out.done();
+    }
+  }
+  return out;
 }
 
 }  // namespace kiln::transform

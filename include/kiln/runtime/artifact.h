@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -70,6 +71,15 @@ ArtifactFile readArtifactFile(const std::string& path);
 // section of an artifact.
 using ParamList = std::vector<std::pair<std::string, NDArray>>;
 std::string saveParams(const ParamList& params);
+// The same bytes handed to SINK in pieces, each tensor's straight from its array, so weights of
+// any size are written (or only hashed, with a sink that drops them) without a second copy.
+// Returns the blob's size and its checksum.
+struct ParamsSummary {
+  uint64_t size = 0;
+  uint64_t checksum = 0;
+};
+ParamsSummary writeParams(const ParamList& params,
+                          const std::function<void(const void* data, size_t size)>& sink);
 // Throws kiln::Error on malformed, truncated or corrupt (checksum) bytes. Copies every tensor.
 ParamList loadParams(const std::string& bytes);
 

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 namespace kiln {
@@ -27,6 +28,23 @@ TEST(Hash64, EveryBitMatters) {
     t[i] ^= 1;
     EXPECT_NE(hashOf(t), base) << "flipped byte " << i;
   }
+}
+
+// Pieces of every size, cut anywhere (inside a stripe, across several), hash as the whole.
+TEST(Hash64, PiecesHashAsTheirConcatenation) {
+  std::string s;
+  for (int i = 0; i < 1000; ++i) s += static_cast<char>(i * 37 % 251);
+  for (size_t piece : {size_t(1), size_t(3), size_t(31), size_t(32), size_t(33), size_t(100)}) {
+    Hasher64 h;
+    for (size_t at = 0; at < s.size(); at += piece) {
+      h.update(s.data() + at, std::min(piece, s.size() - at));
+    }
+    EXPECT_EQ(h.digest(), hashOf(s)) << "pieces of " << piece;
+  }
+  Hasher64 h;
+  h.update("kiln", 2);
+  h.update("ln", 2);
+  EXPECT_EQ(h.digest(), 0x655284c27d11b7baULL);
 }
 
 }  // namespace
