@@ -4,8 +4,9 @@
 compiled once by kiln with bounded sequence and cache lengths, then a greedy generation of the
 same prompt by `kiln generate --json` and by the same loop over ONNX Runtime
 (bench/ort_generate.js), each after one untimed generation, alternating round by round at each
-thread count. Prints the medians of
-prefill and decode tokens/s and kiln/ORT for each, and checks both picked the same tokens.
+thread count. Prints the medians of prefill and decode tokens/s and kiln/ORT for each, checks both
+picked the same tokens, and gives each engine's peak resident memory (its process's, weights
+included) beside the key/value cache's bytes per token.
 
     /usr/bin/python3 bench/decode.py [--kinds gpt2,llama] [--threads 1,2] [--rounds 3]
         [--prompt 128] [--new-tokens 64] [--layers 4] [--d-model 768] [--heads 12]
@@ -25,20 +26,32 @@ import decoder_models  # noqa: E402
 KILN = os.path.join(ROOT, "build", "release", "bin", "kiln")
 
 
+# Runs a command in a child of its own and prints its output, then that child's peak resident KiB.
+PROBE = ("import resource, subprocess, sys\n"
+         "r = subprocess.run(sys.argv[1:], check=True, capture_output=True, text=True)\n"
+         "print(r.stdout.strip())\n"
+         "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n")
+
+
+def measured(cmd):
+    """The JSON report CMD prints last, with "peak_rss_mib": its process's peak resident size."""
+    lines = subprocess.run([sys.executable, "-c", PROBE] + cmd, check=True, capture_output=True,
+                           text=True).stdout.splitlines()
+    report = json.loads(lines[-2])
+    report["peak_rss_mib"] = int(lines[-1]) / 1024
+    return report
+
+
 def kiln_generate(so, prompt, new_tokens, threads):
-    out = subprocess.run([KILN, "generate", so, "--prompt-ids", ",".join(map(str, prompt)),
-                          "--max-new-tokens", str(new_tokens), "--threads", str(threads),
-                          "--warmup", "1", "--json"], check=True, capture_output=True, text=True).stdout
-    return json.loads(out.splitlines()[-1])
+    return measured([KILN, "generate", so, "--prompt-ids", ",".join(map(str, prompt)),
+                     "--max-new-tokens", str(new_tokens), "--threads", str(threads),
+                     "--warmup", "1", "--json"])
 
 
 def ort_generate(onnx, prompt, new_tokens, cache_dims, threads):
-    out = subprocess.run(["node", os.path.join(ROOT, "bench", "ort_generate.js"), onnx,
-                          ",".join(map(str, prompt)), str(new_tokens),
-                          ",".join(map(str, cache_dims)), "--threads", str(threads),
-                          "--warmup", "1"],
-                         check=True, capture_output=True, text=True).stdout
-    return json.loads(out.splitlines()[-1])
+    return measured(["node", os.path.join(ROOT, "bench", "ort_generate.js"), onnx,
+                     ",".join(map(str, prompt)), str(new_tokens), ",".join(map(str, cache_dims)),
+                     "--threads", str(threads), "--warmup", "1"])
 
 
 def main():
@@ -76,9 +89,11 @@ def main():
                     runs["ort"].append(ort_generate(onnx, prompt, a.new_tokens, cache_dims,
                                                     threads))
                 same = runs["kiln"][0]["tokens"] == runs["ort"][0]["tokens"]
-                row = {"kind": kind, "threads": threads, "same_tokens": same}
+                # keys and values, float32, per layer
+                row = {"kind": kind, "threads": threads, "same_tokens": same,
+                       "cache_bytes_per_token": 2 * a.layers * cache_dims[1] * cache_dims[3] * 4}
                 for engine, reports in runs.items():
-                    for key in ("prefill_tokens_per_s", "decode_tokens_per_s"):
+                    for key in ("prefill_tokens_per_s", "decode_tokens_per_s", "peak_rss_mib"):
                         row[f"{engine}_{key}"] = statistics.median(r[key] for r in reports)
                 for key in ("prefill_tokens_per_s", "decode_tokens_per_s"):
                     row[f"kiln_over_ort_{key}"] = row[f"kiln_{key}"] / row[f"ort_{key}"]
@@ -89,7 +104,10 @@ def main():
                       f"{row['kiln_decode_tokens_per_s']:.1f} vs "
                       f"{row['ort_decode_tokens_per_s']:.1f} tokens/s "
                       f"(kiln/ORT {row['kiln_over_ort_decode_tokens_per_s']:.2f}); "
-                      f"{'same tokens' if same else 'TOKENS DIFFER'}", flush=True)
+                      f"{'same tokens' if same else 'TOKENS DIFFER'}; peak RSS "
+                      f"{row['kiln_peak_rss_mib']:.0f} vs {row['ort_peak_rss_mib']:.0f} MiB, "
+                      f"cache {row['cache_bytes_per_token'] / 1024:.0f} KiB per token",
+                      flush=True)
     if a.json:
         with open(a.json, "w", encoding="utf-8") as f:
             json.dump({"args": vars(a), "results": results}, f, indent=1)

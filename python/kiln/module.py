@@ -317,6 +317,14 @@ class Executor(Module):
                 return target
             return self._get_output(index, _kiln.share(out, "get_output(out)"))
 
+    def set_input_from_output(self, key: Union[str, int], index: int) -> None:
+        """Gives input KEY the value output INDEX holds since the last run, copied inside the
+        executor: nothing crosses into Python (or, for a session, the network). A key/value cache
+        compiled in place becomes the next run's past without any copy: only its length changes.
+        Raises KilnError before a first run or when the output does not fit the input."""
+        with self._lock:
+            self._handle["set_input_from_output"](key, index)
+
     def get_num_inputs(self) -> int:
         """The number of model inputs (weights are not inputs)."""
         return self._handle["get_num_inputs"]()

@@ -85,6 +85,10 @@ class TensorTable {
       t["storage"] = slot->second.storage;
       t["offset"] = slot->second.offset;
       if (!v->type.isStatic()) t["capacity"] = shapeJson(*v->type.capacity(bounds_));
+      if (auto cache = plan_.caches.find(v); cache != plan_.caches.end()) {
+        t["cache"] =
+            Json::Object{{"axis", Json(cache->second.axis)}, {"rows", Json(cache->second.rows)}};
+      }
     } else {
       KILN_CHECK(!v->type.isStatic(), "value '", v->name, "' has no place in the plan");
       t["storage"] = runtime::kRunTimeStorage;

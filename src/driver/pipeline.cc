@@ -33,7 +33,8 @@ Pipeline Pipeline::builtin() {
     p.entries_.push_back(plain(name, 2));
   p.entries_.push_back(plain("decompose-conv", 1));
   p.entries_.push_back({"partition", 0, partition});
-  for (const char* name : {"convert-layout", "pack-matmul"}) p.entries_.push_back(plain(name, 2));
+  for (const char* name : {"convert-layout", "pack-matmul", "cache-in-place"})
+    p.entries_.push_back(plain(name, 2));
   for (const char* name : {"fuse-ops", "concat-in-place"}) p.entries_.push_back(plain(name, 3));
   return p;
 }

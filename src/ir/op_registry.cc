@@ -25,6 +25,7 @@ std::shared_ptr<const OpRegistry> buildBuiltin() {
   ops::registerPoolOps(add);
   ops::registerMatmulOps(add);
   ops::registerAttentionOps(add);
+  ops::registerCacheOps(add);
   ops::registerUnaryOps(add);
   ops::registerBinaryOps(add);
   ops::registerNormalizationOps(add);

@@ -149,7 +149,7 @@ class AotExecutorNode final : public ModuleNode {
     return runtime::inputPosition(
         function, which, plan_->model, plan_->inputs.size(),
         [this](const std::string& name) { return indexOf(plan_->inputs, name); },
-        names(plan_->inputs));
+        [this] { return names(plan_->inputs); });
   }
 
   size_t outputPosition(const Value& which) const {

@@ -20,12 +20,12 @@ Json tensorInfo(const std::string& name, const Shape& shape, DataType dtype) {
 
 size_t inputPosition(const char* function, const Value& which, const std::string& model,
                      size_t count, const std::function<int64_t(const std::string&)>& indexOf,
-                     const std::string& names) {
+                     const std::function<std::string()>& names) {
   if (which.isString()) {
     int64_t i = indexOf(which.asString());
     if (i < 0) {
       throw Error(strCat(function, ": model '", model, "' has no input named '", which.asString(),
-                         "' (its inputs are: ", names, ")"));
+                         "' (its inputs are: ", names(), ")"));
     }
     return static_cast<size_t>(i);
   }

@@ -19,10 +19,11 @@ inline constexpr uintptr_t kKernelAlignment = 64;
 Json tensorInfo(const std::string& name, const Shape& shape, DataType dtype);
 
 // Which of a model's COUNT inputs WHICH (a name or an index) means; INDEX_OF maps a name to its
-// position or -1, NAMES lists them for the error. Throws kiln::Error naming FUNCTION and MODEL.
+// position or -1, NAMES lists them for the error (called only then: a decode step's set_input
+// allocates nothing). Throws kiln::Error naming FUNCTION and MODEL.
 size_t inputPosition(const char* function, const Value& which, const std::string& model,
                      size_t count, const std::function<int64_t(const std::string&)>& indexOf,
-                     const std::string& names);
+                     const std::function<std::string()>& names);
 // Which of a model's COUNT outputs index WHICH means.
 size_t outputPosition(const char* function, const Value& which, const std::string& model,
                       size_t count);

@@ -78,6 +78,8 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
            return Value();
          }},
         {"get_output", [](GraphExecutorNode& n, const Args& a) { return n.getOutput(a); }},
+        {"set_input_from_output",
+         [](GraphExecutorNode& n, const Args& a) { return n.setInputFromOutput(a); }},
         {"set_input_zero_copy",
          [](GraphExecutorNode& n, const Args& a) {
            checkArgCount("set_input_zero_copy", a, 2);
@@ -150,7 +152,8 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
   size_t inputPosition(const char* function, const Value& which) const {
     return runtime::inputPosition(
         function, which, plan_->model, plan_->inputs.size(),
-        [this](const std::string& name) { return plan_->inputIndex(name); }, plan_->inputNames());
+        [this](const std::string& name) { return plan_->inputIndex(name); },
+        [this] { return plan_->inputNames(); });
   }
 
   size_t outputPosition(const Value& which) const {
@@ -249,20 +252,14 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
     }
   }
 
-  // Copies VALUE into input POS: one of its planned shape, or for an input sized at run time
-  // (a body's loop-carried value) one whose known dims agree, into a buffer grown as needed.
-  void setInputArray(size_t pos, const NDArray& value) {
+  // Copies VALUE (laid out FROM) into input POS: one of its planned shape, or for an input sized
+  // at run time (a body's loop-carried value) one whose known dims agree, into a buffer grown as
+  // needed.
+  void setInputArray(size_t pos, const NDArray& value, RowLayout from = {},
+                     const char* function = "set_input") {
     int64_t id = plan_->inputs[pos];
     const GraphTensor& t = plan_->tensors[id];
-    if (t.isList()) {
-      throw Error(strCat("set_input('", t.name, "'): expected ", listType(t).str(), ", got ",
-                         describe(value.shape(), value.dtype())));
-    }
-    if (value.dtype() != t.dtype || !shapeFits(t.shape, value.shape())) {
-      throw Error(strCat("set_input('", t.name, "'): expected ", describe(t.shape, t.dtype),
-                         ", got ", describe(value.shape(), value.dtype())));
-    }
-    checkSymbolBounds("set_input", t.name, t.symbolicDims, value.shape(), plan_->symbols);
+    checkInputValue(function, t, value);
     if (t.dynamic()) {
       tensors_[id] = grown(runTimeBuffers_[id], value.shape(), t.dtype);
     } else if (t.resized()) {
@@ -270,15 +267,60 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
     } else if (bound_[static_cast<size_t>(t.storage)]) {
       bindStorage(id, NDArray());
     }
-    tensors_[id].copyFrom(value);
+    copyLaidOut(value, from, tensors_[id], t.layout);
     inputSet_[pos] = true;
+  }
+
+  void checkInputValue(const char* function, const GraphTensor& t, const NDArray& value) const {
+    if (t.isList()) {
+      throw Error(strCat(function, "('", t.name, "'): expected ", listType(t).str(), ", got ",
+                         describe(value.shape(), value.dtype())));
+    }
+    if (value.dtype() != t.dtype || !shapeFits(t.shape, value.shape())) {
+      throw Error(strCat(function, "('", t.name, "'): expected ", describe(t.shape, t.dtype),
+                         ", got ", describe(value.shape(), value.dtype())));
+    }
+    checkSymbolBounds(function, t.name, t.symbolicDims, value.shape(), plan_->symbols);
+  }
+
+  // set_input_from_output(input, output): the last run's OUTPUT as INPUT, copied inside the
+  // executor. A cache's present becomes its past in place (they share a storage): only the
+  // length changes, nothing is copied or allocated.
+  Value setInputFromOutput(const Args& a) {
+    checkArgCount("set_input_from_output", a, 2);
+    size_t pos = inputPosition("set_input_from_output", a[0]);
+    int64_t in = plan_->inputs[pos];
+    int64_t out = plan_->outputs[outputPosition(a[1])];
+    const GraphTensor &ti = plan_->tensors[in], &to = plan_->tensors[out];
+    if (!ran_) {
+      throw Error(strCat("set_input_from_output('", ti.name, "', '", to.name, "'): model '",
+                         plan_->model, "' has not run yet, so its outputs have no value"));
+    }
+    if (to.isList()) {
+      if (!ti.isList()) {
+        throw Error(strCat("set_input_from_output('", ti.name, "'): expected ",
+                           describe(ti.shape, ti.dtype), ", got output '", to.name, "', ",
+                           listType(to).str()));
+      }
+      setInputList(pos, lists_[out]);
+      return Value();
+    }
+    const NDArray& value = tensors_[out];
+    if (ti.cached() && ti.storage == to.storage && ti.offset == to.offset) {
+      checkInputValue("set_input_from_output", ti, value);
+      tensors_[in].reshapeInPlace(value.shape());
+      inputSet_[pos] = true;
+      return Value();
+    }
+    setInputArray(pos, value, to.layout, "set_input_from_output");
+    return Value();
   }
 
   Value getInput(const Args& a) {
     checkArgCount("get_input", a, 1);
     int64_t id = plan_->inputs[inputPosition("get_input", a[0])];
     if (plan_->tensors[id].isList()) return valueFromList(plan_->tensors[id].kind, lists_[id]);
-    return Value(tensors_[id].clone());
+    return Value(tensorCopy(id));
   }
 
   void startRun() override {
@@ -534,11 +576,21 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
   }
 
   const NDArray& tensorArray(int64_t id) const override { return tensors_.at(id); }
+
+  NDArray tensorCopy(int64_t id) const override {
+    const NDArray& array = tensors_.at(id);
+    const GraphTensor& t = plan_->tensors[id];
+    if (!t.cached()) return array.clone();
+    NDArray copy = NDArray::empty(array.shape(), array.dtype());
+    copyLaidOut(array, t.layout, copy, {});
+    return copy;
+  }
   const TensorList& tensorList(int64_t id) const override { return lists_.at(id); }
 
   void run() {
     startRun();
     for (size_t k = 0; k < plan_->kernels.size(); ++k) callKernel(k);
+    ran_ = true;
   }
 
   Value getOutput(const Args& a) {
@@ -559,9 +611,9 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
       throw Error(strCat("get_output: output '", plan_->tensors[id].name, "' of model '",
                          plan_->model, "' is sized at run time and has no value before run()"));
     }
-    if (a.size() == 1) return Value(result.clone());
+    if (a.size() == 1) return Value(tensorCopy(id));
     NDArray out = a[1].asNDArray();
-    out.copyFrom(result);
+    copyLaidOut(result, t.layout, out, {});
     return Value(out);
   }
 
@@ -662,6 +714,7 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
   // (kernel, body): control-flow bodies, made on first use; dropped when the weights change.
   std::map<std::pair<size_t, size_t>, std::unique_ptr<Body>> bodies_;
   size_t missingParams_ = 0;
+  bool ran_ = false;  // whether the outputs hold a run's values
 };
 
 }  // namespace

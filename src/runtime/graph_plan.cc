@@ -125,6 +125,7 @@ class PlanReader {
                            "; expected -2 (strings are allocated when written)"));
       } else {
         if (t.contains("capacity")) readCapacity(g, t.at("capacity"), i);
+        if (t.contains("cache")) readCache(g, t.at("cache"), i);
         where_ = strCat("tensors[", i, "].shape");
         shapeNumel(g.placedShape());  // rejects negative and overflowing dimensions here
         g.nbytes = checkedBytes(g);
@@ -154,6 +155,25 @@ class PlanReader {
             strCat("capacity ", shapeStr(g.capacity), " does not hold shape ", shapeStr(g.shape)));
       }
     }
+  }
+
+  // A cache written in place: sized by symbols, its rows on an axis at least what that axis holds
+  // at the bounds.
+  void readCache(GraphTensor& g, const Json& cache, size_t i) {
+    where_ = strCat("tensors[", i, "].cache");
+    if (!g.resized()) throw Error(strCat("'", g.name, "' is a cache but has no capacity"));
+    g.layout = {cache.at("axis").asInt(), cache.at("rows").asInt()};
+    auto rank = static_cast<int64_t>(g.shape.size());
+    if (g.layout.axis < 0 || g.layout.axis >= rank) {
+      throw Error(strCat("cache axis ", g.layout.axis, " of a tensor of rank ", rank));
+    }
+    auto axis = static_cast<size_t>(g.layout.axis);
+    if (g.layout.rows < g.capacity[axis]) {
+      throw Error(strCat("'", g.name, "' holds ", g.capacity[axis], " rows on axis ", axis,
+                         " at its bounds but its cache is laid out for ", g.layout.rows));
+    }
+    g.cachedShape = g.capacity;
+    g.cachedShape[axis] = g.layout.rows;
   }
 
   // A sequence or optional: sized at run time, its tensors' dims -1 (unknown) or >= 0.

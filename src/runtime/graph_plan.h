@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cache_layout.h"
 #include "kiln/runtime/backend_api.h"
 #include "kiln/runtime/graph_executor.h"
 #include "kiln/runtime/module.h"
@@ -34,10 +35,16 @@ struct GraphTensor {
   // For a tensor with symbolic dims placed in a storage: its shape at the symbols' bounds, which
   // its storage holds; each run gives it the shape its dims evaluate to.
   Shape capacity;
+  // A key/value cache's past or present written in place (cache_layout.h): its matrices lie
+  // LAYOUT.rows rows apart, so its storage holds CACHED_SHAPE (the capacity with that axis at the
+  // rows), shared by the past and the present.
+  RowLayout layout;
+  Shape cachedShape;
   bool dynamic() const { return storage == kRunTimeStorage; }
   // Placed in a storage and sized per run by the symbols.
   bool resized() const { return !capacity.empty(); }
-  const Shape& placedShape() const { return resized() ? capacity : shape; }
+  bool cached() const { return !layout.compact(); }
+  const Shape& placedShape() const { return cached() ? cachedShape : resized() ? capacity : shape; }
   bool isList() const { return kind != ValueKind::kTensor; }
 };
 
@@ -117,8 +124,11 @@ class GraphKernelRunner {
   virtual void startRun() = 0;
   // Calls kernel K of the plan; throws kiln::Error naming it when it stops with a status.
   virtual void callKernel(size_t k) = 0;
-  // The array of tensor ID (a view of the executor's storage, a bound buffer or a weight).
+  // The array of tensor ID (a view of the executor's storage, a bound buffer or a weight); a
+  // cache's (GraphTensor::cached) has its logical shape but its storage's layout.
   virtual const NDArray& tensorArray(int64_t id) const = 0;
+  // A compact copy of tensor ID.
+  virtual NDArray tensorCopy(int64_t id) const = 0;
   // The value of tensor ID when it is a sequence or optional (see GraphTensor::isList).
   virtual const TensorList& tensorList(int64_t id) const = 0;
 };

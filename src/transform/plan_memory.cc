@@ -49,8 +49,11 @@ class Planner {
 
   MemoryPlan run() {
     findAliases();
+    findCaches();
     for (const ir::Value* in : graph_.inputs()) {
-      if (placed(in)) ownStorage(in);  // a body's input sized at run time: allocated then
+      // An input sized at run time (a body's) is allocated then; a cache's past lives in its
+      // present's storage.
+      if (placed(in) && !plan_.caches.count(in)) ownStorage(in);
     }
     std::vector<Interval> intervals = lifetimes();
     for (const Interval& iv : intervals) {
@@ -62,6 +65,7 @@ class Planner {
         shared(iv);
       }
       placeAliases(iv.value);
+      placePast(iv.value);
     }
     checkTotal();
     return std::move(plan_);
@@ -104,6 +108,22 @@ class Planner {
   const ir::Value* owner(const ir::Value* v) const {
     auto it = aliases_.find(v);
     return it == aliases_.end() ? v : it->second.first;
+  }
+
+  // The past and present of every cache appended in place, and the past of each present.
+  void findCaches() {
+    for (const ir::Node* n : graph_.nodes()) {
+      if (n->op != "kiln.CacheAppend") continue;
+      CacheLayout layout{n->attrs.getInt("axis"), n->attrs.getInt("rows")};
+      plan_.caches[n->inputs[0]] = layout;
+      plan_.caches[n->outputs[0]] = layout;
+      pasts_[n->outputs[0]] = n->inputs[0];
+    }
+  }
+
+  void placePast(const ir::Value* present) {
+    auto it = pasts_.find(present);
+    if (it != pasts_.end()) plan_.slots[it->second] = plan_.slots.at(present);
   }
 
   void placeAliases(const ir::Value* out) {
@@ -171,6 +191,7 @@ class Planner {
   std::vector<Storage> pool_;
   MemoryPlan plan_;
   std::map<const ir::Value*, std::pair<const ir::Value*, int64_t>> aliases_;
+  std::map<const ir::Value*, const ir::Value*> pasts_;  // present -> past of each cache
 };
 
 }  // namespace

@@ -14,6 +14,7 @@ std::vector<ir::Pass> allPasses(int64_t lanes) {
       {"decompose-conv", decomposeConv},
       {"convert-layout", [lanes](ir::Graph& g) { convertLayout(g, lanes); }},
       {"pack-matmul", [lanes](ir::Graph& g) { packMatmul(g, lanes); }},
+      {"cache-in-place", cacheInPlace},
       {"fuse-ops", fuseOps},
       {"concat-in-place", concatInPlace},
   };

@@ -141,7 +141,7 @@ TEST(CompileContext, PipelineNamesAndPlacesPasses) {
   std::vector<ir::Pass> atOne = p.passes(1, {});
   // fold-constants, simplify, decompose-conv, partition: "mine" runs from level 2
   EXPECT_EQ(atOne.size(), 4u);
-  EXPECT_EQ(p.passes(2, {}).size(), 10u);
+  EXPECT_EQ(p.passes(2, {}).size(), 11u);
   EXPECT_EQ(p.passes(0, {}).size(), 1u);  // partition runs at every level
   // The phases: the passes before partition, partition, the passes after.
   EXPECT_EQ(p.passes(3, {}, driver::CompilePhase::kGraphPasses).size(), 6u);

@@ -38,6 +38,26 @@ def test_greedy_tokens_match_pytorch(decoder):
     assert stopped["stopped"] and stopped["tokens"] == report["tokens"][:report["tokens"].index(stop) + 1]
 
 
+def test_caches_carried_inside_the_executor_match_caches_copied_through_python(decoder):
+    path, _ = decoder
+    lib = kiln.compile(path, dim_bounds=BOUNDS)
+    carried, copied = lib["default"](kiln.cpu()), lib["default"](kiln.cpu())
+    pasts = [i for i in carried.get_input_info() if i["name"].startswith("past")]
+    for ex in (carried, copied):
+        ex.run(input_ids=[PROMPT], position_ids=[list(range(len(PROMPT)))],
+               **{p["name"]: kiln.empty([1, 1, 0, 16]) for p in pasts})
+    for step, token in enumerate((7, 9, 11), 1):
+        for ex in (carried, copied):
+            ex.set_input(input_ids=[[token]], position_ids=[[len(PROMPT) + step - 1]])
+        for position, p in enumerate(pasts, 1):
+            carried.set_input_from_output(p["name"], position)
+            copied.set_input(p["name"], copied.get_output(position))
+        carried.run()
+        copied.run()
+        assert carried.get_output(0).numpy().tolist() == copied.get_output(0).numpy().tolist()
+        assert carried.get_output(1).shape == (1, 1, len(PROMPT) + step, 16)
+
+
 def test_sampling_is_reproducible_from_its_seed(decoder):
     ex = kiln.compile(decoder[0], dim_bounds=BOUNDS)["default"](kiln.cpu())
     draws = [kiln.generate(ex, PROMPT, 10, top_k=20, temperature=50.0, seed=s)["tokens"]

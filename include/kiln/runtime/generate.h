@@ -97,7 +97,9 @@ std::string formatGenerateReport(const GenerateResult& result);
 Json generateReportJson(const GenerateResult& result);
 
 // The loop over one executor (local or a session's): created from a decoder's executor module,
-// it keeps the interface and the buffers it feeds between calls.
+// it keeps the interface and the buffers it feeds between calls. A decode step only writes the
+// values and sizes of arrays made before the prompt runs, and each cache's present becomes its
+// past inside the executor, so on a local executor a decode step allocates nothing.
 class Generator {
  public:
   explicit Generator(Module executor);
@@ -108,14 +110,25 @@ class Generator {
 
  private:
   void checkFits(int64_t promptLength, int64_t maxNewTokens) const;
-  // Gives the executor TOKENS after PAST cached tokens (none: an empty cache, else the last run's
-  // presents); runs it; returns the last row's logits.
-  const float* step(const std::vector<int64_t>& tokens, int64_t past);
+  // Runs the prompt after an empty cache; returns the last row's logits.
+  const float* prefill(const std::vector<int64_t>& prompt);
+  // The arrays and argument lists of the decode steps, for caches of up to MAX_CACHED tokens.
+  void prepareDecode(int64_t maxCached);
+  // Runs TOKEN after PAST cached tokens (the last run's presents); returns its logits.
+  const float* decode(int64_t token, int64_t past);
 
   Module exec_;
-  PackedFunc setInput_, run_, getOutput_;
+  // carry_: set_input_from_output, which gives each past the last run's present inside the
+  // executor (in place for a cache compiled with cache-in-place).
+  PackedFunc setInput_, run_, getOutput_, carry_;
   DecoderInterface decoder_;
-  NDArray logits_;  // the last run's logits output
+  Shape stepLogitsShape_;  // the logits of one token: the declared shape, free dims at 1
+  NDArray logits_;         // the last run's logits
+  // A decode step's inputs and the arguments that pass them.
+  NDArray token_, position_, mask_, stepLogits_;
+  Shape maskShape_{1, 0};
+  Args tokenArgs_, positionArgs_, maskArgs_, logitsArgs_;
+  std::vector<Args> carryArgs_;
 };
 
 }  // namespace kiln::runtime

@@ -33,6 +33,15 @@ void fuseLayerNorm(ir::Graph& graph);
 // kiln.Attention reading the key/value heads each group of query heads shares in place.
 void fuseAttention(ir::Graph& graph);
 
+// cache-in-place (after partition): a key/value cache exported as Concat(past, new) on the length
+// axis of rank-4 tensors, where the past is a graph input with a symbolic length read by nothing
+// else (but Shape) and the present is a graph output read only as the keys or values of
+// kiln.Attention nodes whose keys and values are both such caches, becomes kiln.CacheAppend {axis,
+// rows = the present's length at the bounds}, and those attentions get kv_rows = rows. planMemory
+// then lays the past and the present out in one storage of ROWS rows per matrix, the append writes
+// the new rows only, and the executor can carry a present into the next run's past without a copy.
+void cacheInPlace(ir::Graph& graph);
+
 // decompose-conv: a float Conv with constant weights over three or more spatial dims becomes one
 // convolution over one dim fewer per tap of the kernel's leading spatial dim (the input's taps
 // gathered, batched with the images), summed, until only 1-D and 2-D convolutions are left.

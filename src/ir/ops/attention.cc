@@ -14,6 +14,8 @@ namespace {
 // -> [B,H,S,Dv]. H is a multiple of KVH: query head h reads key/value head h / (H / KVH). The
 // mask broadcasts to [B,H,S,L]: a float mask is added to the scaled scores; a bool mask keeps the
 // scores where it is true and sets the others to mask_fill (the value the exporter's Where gave).
+// With kv_rows, K and V are caches written in place (cache-in-place): consecutive key/value
+// matrices lie kv_rows rows apart, of which the first L are this run's.
 void inferAttention(Node& node) {
   const char* names[] = {"Q", "K", "V"};
   for (size_t i = 0; i < 3; ++i) {
@@ -37,6 +39,9 @@ void inferAttention(Node& node) {
   }
   if (!node.attrs.has("scale")) fail(node, "the 'scale' attribute is required");
   node.attrs.getFloat("scale", 1.0);  // validates its kind
+  if (node.attrs.has("kv_rows") && node.attrs.getInt("kv_rows") < 1) {
+    fail(node, "kv_rows is ", node.attrs.getInt("kv_rows"), "; expected at least 1");
+  }
   if (hasInput(node, 3)) {
     const TensorType& m = inputType(node, 3, "mask");
     bool isBool = m.dtype == DataType::boolean();

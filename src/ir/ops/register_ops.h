@@ -15,6 +15,7 @@ void registerConvTransposeOps(const OpAdder& add);
 void registerPoolOps(const OpAdder& add);
 void registerMatmulOps(const OpAdder& add);
 void registerAttentionOps(const OpAdder& add);
+void registerCacheOps(const OpAdder& add);
 void registerUnaryOps(const OpAdder& add);
 void registerBinaryOps(const OpAdder& add);
 void registerNormalizationOps(const OpAdder& add);

@@ -17,12 +17,15 @@ namespace {
 
 struct Geometry {
   Index q, k, v;  // extents (this run's, when sized in symbols)
+  // Rows between one key/value matrix and the next: the key length, or the cache's capacity
+  // when K and V are caches written in place (kv_rows, cache-in-place).
+  Expr rows;
   int64_t heads = 0, groups = 1, dim = 0, valueDim = 0;
 };
 
 Geometry geometryOf(LowerContext& ctx, const ir::Node& node) {
   const ir::Value *qv = node.inputs[0], *kv = node.inputs[1], *vv = node.inputs[2];
-  Geometry g{ctx.extentsOf(qv), ctx.extentsOf(kv), ctx.extentsOf(vv)};
+  Geometry g{ctx.extentsOf(qv), ctx.extentsOf(kv), ctx.extentsOf(vv), nullptr};
   opdef::DimList q = qv->type.dims(), k = kv->type.dims(), v = vv->type.dims();
   if (!q[3].isConst() || !v[3].isConst()) {
     unsupported(node, strCat("head dims ", q[3].str(), " and ", v[3].str(),
@@ -32,6 +35,7 @@ Geometry geometryOf(LowerContext& ctx, const ir::Node& node) {
   g.groups = g.heads / k[1].value();
   g.dim = q[3].value();
   g.valueDim = v[3].value();
+  g.rows = node.attrs.has("kv_rows") ? intImm(node.attrs.getInt("kv_rows")) : g.k[2];
   return g;
 }
 
@@ -87,7 +91,7 @@ class RowPass {
     const ir::Value *qv = node_.inputs[0], *kv = node_.inputs[1];
     double scale = node_.attrs.getFloat("scale", 1.0);
     return loopRange(ctx_, "j", intImm(0), w, ForKind::kSerial, [&](const Expr& j) {
-      Expr keyRow = (kvBase * g_.k[2] + j0 + j) * intImm(g_.dim);
+      Expr keyRow = (kvBase * g_.rows + j0 + j) * intImm(g_.dim);
       return reduceRange(
           ctx_, t_, g_.dim, constant(0, t_), add,
           [&](const Expr& c) {
@@ -125,7 +129,7 @@ class RowPass {
                         store(state_, intImm(0), m)});
           });
           Stmt weigh = loopRange(ctx_, "j", intImm(0), w, ForKind::kSerial, [&](const Expr& j) {
-            Expr valueRow = (kvBase * g_.k[2] + j0 + j) * intImm(g_.valueDim);
+            Expr valueRow = (kvBase * g_.rows + j0 + j) * intImm(g_.valueDim);
             return bindVar(ctx_, "p", load(scores_, j), [&](const Expr& p) {
               return overValues([&](const Expr& c) {
                 return store(acc_, c, load(acc_, c) + p * ctx_.readFlat(vv, valueRow + c));
@@ -207,7 +211,7 @@ class TilePass {
                    const Expr& j0, const Expr& w) {
     const ir::Value* kvv = node_.inputs[1];
     return loopRange(ctx_, "j", intImm(0), w, ForKind::kSerial, [&](const Expr& j) {
-      Expr keyRow = (kv * g_.k[2] + j0 + j) * intImm(g_.dim);
+      Expr keyRow = (kv * g_.rows + j0 + j) * intImm(g_.dim);
       Expr row = j * intImm(r_);
       Stmt init = lanes([&](const Expr& r) { return store(scores_, row + r, constant(0, t_)); });
       Stmt dot = loop(ctx_, "c", g_.dim, ForKind::kUnrolled, [&](const Expr& c) {
@@ -265,7 +269,7 @@ class TilePass {
     });
     Stmt keep = lanes([&](const Expr& r) { return store(max_, r, load(newMax_, r)); });
     Stmt weigh = overKeys([&](const Expr& j) {
-      Expr valueRow = (kv * g_.k[2] + j0 + j) * intImm(g_.valueDim);
+      Expr valueRow = (kv * g_.rows + j0 + j) * intImm(g_.valueDim);
       return loop(ctx_, "c", g_.valueDim, ForKind::kUnrolled, [&](const Expr& c) {
         return bindVar(ctx_, "vc", ctx_.readFlat(vv, valueRow + c), [&](const Expr& vc) {
           return lanes([&](const Expr& r) {

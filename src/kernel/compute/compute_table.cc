@@ -15,6 +15,7 @@ std::shared_ptr<const LoweringTable> buildBuiltin() {
   addPoolLowerings(t);
   addMatmulLowerings(t);
   addAttentionLowerings(t);
+  addCacheLowerings(t);
   addSoftmaxLowerings(t);
   addReduceLowerings(t);
   addBatchNormLowerings(t);

@@ -40,6 +40,7 @@ void addConvLowerings(LoweringMap& table);
 void addPoolLowerings(LoweringMap& table);
 void addMatmulLowerings(LoweringMap& table);
 void addAttentionLowerings(LoweringMap& table);  // kiln.Attention
+void addCacheLowerings(LoweringMap& table);      // kiln.CacheAppend
 void addSoftmaxLowerings(LoweringMap& table);
 void addReduceLowerings(LoweringMap& table);
 void addBatchNormLowerings(LoweringMap& table);

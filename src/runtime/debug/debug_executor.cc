@@ -88,7 +88,7 @@ class DebugExecutorNode final : public ModuleNode {
         bool sized = t.dynamic() || t.resized();
         outs.push(tensorInfo(t.name, sized ? array.shape() : t.shape, t.dtype));
         // Copied now: later kernels may reuse the storage.
-        if (keepOutputs) outputs_[k].push_back(Value(array.clone()));
+        if (keepOutputs) outputs_[k].push_back(Value(runner_->tensorCopy(kernel.args[j])));
       }
       row["outputs"] = std::move(outs);
       rows.push(std::move(row));

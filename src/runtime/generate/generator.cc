@@ -1,5 +1,6 @@
 // The loop itself: prefill with the whole prompt and an empty cache, then one run per new token
-// with the previous run's presents as its past, timed per token.
+// with the previous run's presents as its past (carried inside the executor, never through the
+// caller), timed per token.
 #include <chrono>
 
 #include "kiln/runtime/generate.h"
@@ -27,6 +28,11 @@ NDArray row(const std::vector<int64_t>& values, DataType type) {
   return a;
 }
 
+const Args& noArgs() {
+  static const Args kNone;
+  return kNone;
+}
+
 void checkTokenType(DataType type, const char* what) {
   if (type.bits != 32 && type.bits != 64) {
     throw Error(strCat("the decoder's ", what, " is ", type.str(), "; expected int32 or int64"));
@@ -40,11 +46,18 @@ Generator::Generator(Module executor)
       setInput_(exec_["set_input"]),
       run_(exec_["run"]),
       getOutput_(exec_["get_output"]),
+      carry_(exec_["set_input_from_output"]),
       decoder_(findDecoderInterface(exec_["get_input_info"]().asJson(),
                                     exec_["get_output_info"]().asJson())) {
   checkTokenType(decoder_.tokenType, "token input");
   if (decoder_.attentionMask >= 0) checkTokenType(decoder_.maskType, "attention mask");
   if (decoder_.positionIds >= 0) checkTokenType(decoder_.positionType, "position ids");
+  // One token of one sequence: each free dim (the batch, the sequence) is 1.
+  Json outputs = exec_["get_output_info"]().asJson();
+  const Json& logits = outputs.asArray().at(static_cast<size_t>(decoder_.logits));
+  for (const Json& d : logits.at("shape").asArray()) {
+    stepLogitsShape_.push_back(d.asInt() < 0 ? 1 : d.asInt());
+  }
 }
 
 void Generator::checkFits(int64_t promptLength, int64_t maxNewTokens) const {
@@ -69,25 +82,20 @@ void Generator::checkFits(int64_t promptLength, int64_t maxNewTokens) const {
   }
 }
 
-const float* Generator::step(const std::vector<int64_t>& tokens, int64_t past) {
-  auto n = static_cast<int64_t>(tokens.size());
-  setInput_(decoder_.tokens, row(tokens, decoder_.tokenType));
+const float* Generator::prefill(const std::vector<int64_t>& prompt) {
+  setInput_(decoder_.tokens, row(prompt, decoder_.tokenType));
+  auto n = static_cast<int64_t>(prompt.size());
   if (decoder_.attentionMask >= 0) {
     setInput_(decoder_.attentionMask,
-              row(std::vector<int64_t>(static_cast<size_t>(past + n), 1), decoder_.maskType));
+              row(std::vector<int64_t>(static_cast<size_t>(n), 1), decoder_.maskType));
   }
   if (decoder_.positionIds >= 0) {
     std::vector<int64_t> positions(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) positions[i] = past + i;
+    for (int64_t i = 0; i < n; ++i) positions[i] = i;
     setInput_(decoder_.positionIds, row(positions, decoder_.positionType));
   }
-  for (const CachePair& c : decoder_.cache) {
-    if (past == 0) {
-      setInput_(c.input, NDArray::empty(c.emptyShape, c.dtype));
-    } else {
-      setInput_(c.input, getOutput_(c.output));
-    }
-  }
+  for (const CachePair& c : decoder_.cache)
+    setInput_(c.input, NDArray::empty(c.emptyShape, c.dtype));
   run_();
   logits_ = getOutput_(decoder_.logits).asNDArray();
   int64_t vocab = logits_.shape().back();
@@ -95,13 +103,62 @@ const float* Generator::step(const std::vector<int64_t>& tokens, int64_t past) {
   return logits_.data<float>() + (rows - 1) * vocab;
 }
 
+void Generator::prepareDecode(int64_t maxCached) {
+  auto args = [](int64_t position, const NDArray& array) {
+    return Args{Value(position), Value(array)};
+  };
+  token_ = row({0}, decoder_.tokenType);
+  tokenArgs_ = args(decoder_.tokens, token_);
+  if (decoder_.positionIds >= 0) {
+    position_ = row({0}, decoder_.positionType);
+    positionArgs_ = args(decoder_.positionIds, position_);
+  }
+  if (decoder_.attentionMask >= 0) {  // sized per step in place, within its largest size
+    mask_ = row(std::vector<int64_t>(static_cast<size_t>(maxCached + 1), 1), decoder_.maskType);
+    maskArgs_ = args(decoder_.attentionMask, mask_);
+  }
+  carryArgs_.clear();
+  for (const CachePair& c : decoder_.cache) carryArgs_.push_back({Value(c.input), Value(c.output)});
+  stepLogits_ = NDArray::empty(stepLogitsShape_, DataType::float32());
+  logitsArgs_ = args(decoder_.logits, stepLogits_);
+}
+
+const float* Generator::decode(int64_t token, int64_t past) {
+  auto write = [](NDArray& a, int64_t v) {
+    if (a.dtype().bits == 64) {
+      *a.data<int64_t>() = v;
+    } else {
+      *a.data<int32_t>() = static_cast<int32_t>(v);
+    }
+  };
+  write(token_, token);
+  setInput_.callPacked(tokenArgs_);
+  if (decoder_.attentionMask >= 0) {
+    maskShape_[1] = past + 1;
+    mask_.reshapeInPlace(maskShape_);
+    setInput_.callPacked(maskArgs_);
+  }
+  if (decoder_.positionIds >= 0) {
+    write(position_, past);
+    setInput_.callPacked(positionArgs_);
+  }
+  for (const Args& a : carryArgs_) carry_.callPacked(a);
+  run_.callPacked(noArgs());
+  // A local executor copies into stepLogits_ and returns it; a session's returns a new array.
+  logits_ = getOutput_.callPacked(logitsArgs_).asNDArray();
+  return logits_.data<float>() + logits_.numel() - logits_.shape().back();
+}
+
 GenerateResult Generator::generate(const std::vector<int64_t>& prompt,
                                    const GenerateOptions& options) {
   checkFits(static_cast<int64_t>(prompt.size()), options.maxNewTokens);
   GenerateResult result;
   result.promptTokens = static_cast<int64_t>(prompt.size());
+  result.tokens.reserve(static_cast<size_t>(options.maxNewTokens));
+  result.stepMs.reserve(static_cast<size_t>(options.maxNewTokens));
+  prepareDecode(result.promptTokens + options.maxNewTokens);
   auto start = std::chrono::steady_clock::now();
-  const float* logits = step(prompt, 0);
+  const float* logits = prefill(prompt);
   Sampler sampler(options.sampling, logits_.shape().back());
   int64_t token = sampler.next(logits);
   result.prefillMs = millisSince(start);
@@ -114,7 +171,7 @@ GenerateResult Generator::generate(const std::vector<int64_t>& prompt,
   emit(token);
   while (!result.stopped && static_cast<int64_t>(result.tokens.size()) < options.maxNewTokens) {
     start = std::chrono::steady_clock::now();
-    token = sampler.next(step({token}, cached));
+    token = sampler.next(decode(token, cached));
     result.stepMs.push_back(millisSince(start));
     ++cached;
     emit(token);
