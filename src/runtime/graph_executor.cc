@@ -281,6 +281,12 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
                          ", got ", describe(value.shape(), value.dtype())));
     }
     checkSymbolBounds(function, t.name, t.symbolicDims, value.shape(), plan_->symbols);
+    for (size_t d = 0; d < t.symbolicDims.size() && t.resized(); ++d) {
+      if (!t.symbolicDims[d].derived() || value.shape()[d] <= t.capacity[d]) continue;
+      throw Error(strCat(function, "('", t.name, "'): dim ", d, " is ",
+                         t.symbolicDims[d].str(plan_->symbols), ", at most ", t.capacity[d],
+                         " within the bounds; got ", value.shape()[d]));
+    }
   }
 
   // set_input_from_output(input, output): the last run's OUTPUT as INPUT, copied inside the
@@ -556,6 +562,10 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
                            symbolicShapeStr(t), ") is sized when it is set and has not been"));
       }
       binder_.bind(t.name, t.symbolicDims, tensors_[id].shape());
+    }
+    for (int64_t id : plan_->inputs) {  // dims other inputs' symbols give (past+seq)
+      const GraphTensor& t = plan_->tensors[id];
+      if (!t.symbolicDims.empty()) binder_.check(t.name, t.symbolicDims, tensors_[id].shape());
     }
     for (int64_t id : resizedTensors_) {
       const GraphTensor& t = plan_->tensors[id];

@@ -273,21 +273,29 @@ class PlanReader {
     checkUniqueNames("params", plan_.params);
   }
 
-  // Every symbol is an input's dim, where the given shape sizes it: one written otherwise could
-  // never take a size.
+  // Every symbol is an input's dim of its own, where the given shape sizes it: one written
+  // otherwise could never take a size. An input's dim written in several symbols (past+seq) is
+  // checked against theirs.
   void checkSymbolsBound() {
     std::vector<bool> bound(plan_.symbols.size(), false);
+    for (int64_t id : plan_.inputs) {
+      for (const SymbolicDim& d : plan_.tensors[id].symbolicDims) {
+        if (d.singleSymbol() >= 0) bound[d.singleSymbol()] = true;
+      }
+    }
     for (size_t i = 0; i < plan_.inputs.size(); ++i) {
       where_ = strCat("inputs[", i, "]");
       const GraphTensor& t = plan_.tensors[plan_.inputs[i]];
       for (const SymbolicDim& d : t.symbolicDims) {
-        int64_t s = d.singleSymbol();
-        if (s < 0 && d.terms.size() == 1 && d.terms[0].size() == 1) continue;  // a constant
-        if (s < 0) {
-          throw Error(strCat("input '", t.name, "' has dim ", d.str(plan_.symbols),
-                             "; an input's dim is a size or one symbol"));
+        if (!d.derived()) continue;
+        for (const std::vector<int64_t>& term : d.terms) {
+          for (size_t f = 1; f < term.size(); ++f) {
+            if (bound[term[f]]) continue;
+            throw Error(strCat("input '", t.name, "' has dim ", d.str(plan_.symbols), ", but no ",
+                               "input has '", plan_.symbols[term[f]].name,
+                               "' as a dim of its own"));
+          }
         }
-        bound[s] = true;
       }
     }
     for (size_t s = 0; s < bound.size(); ++s) {

@@ -12,6 +12,11 @@ int64_t SymbolicDim::singleSymbol() const {
   return terms[0][1];
 }
 
+bool SymbolicDim::derived() const {
+  bool constant = terms.empty() || (terms.size() == 1 && terms[0].size() == 1);
+  return !constant && singleSymbol() < 0;
+}
+
 int64_t SymbolicDim::evaluate(const std::vector<int64_t>& values) const {
   int64_t sum = 0;
   for (const std::vector<int64_t>& term : terms) {
@@ -76,6 +81,23 @@ void SymbolBinder::bind(const std::string& name, const std::vector<SymbolicDim>&
     }
     values_[s] = shape[axis];
     from_[s] = &name;
+  }
+}
+
+void SymbolBinder::check(const std::string& name, const std::vector<SymbolicDim>& dims,
+                         const std::vector<int64_t>& shape) const {
+  for (size_t axis = 0; axis < dims.size() && axis < shape.size(); ++axis) {
+    if (!dims[axis].derived()) continue;
+    int64_t want = dims[axis].evaluate(values_);
+    if (shape[axis] == want) continue;
+    std::string sizes;
+    for (const std::vector<int64_t>& term : dims[axis].terms) {
+      for (size_t i = 1; i < term.size(); ++i) {
+        sizes += strCat(sizes.empty() ? "" : ", ", symbols_[term[i]].name, " = ", values_[term[i]]);
+      }
+    }
+    throw Error(strCat("run(): input '", name, "' dim ", axis, " is ", dims[axis].str(symbols_),
+                       " = ", want, " in this run (", sizes, "), but it was given ", shape[axis]));
   }
 }
 

@@ -24,6 +24,8 @@ struct SymbolicDim {
 
   // The symbol's id when the dim is exactly one symbol, else -1.
   int64_t singleSymbol() const;
+  // A size written in symbols other than one symbol alone (past+seq): what the others give it.
+  bool derived() const;
   // The size for VALUES (by symbol id); kiln::Error on overflow.
   int64_t evaluate(const std::vector<int64_t>& values) const;
   std::string str(const std::vector<GraphSymbol>& symbols) const;  // "past+seq"
@@ -47,6 +49,10 @@ class SymbolBinder {
   // another value from another input. NAME must outlive the run (the plan's tensor name).
   void bind(const std::string& name, const std::vector<SymbolicDim>& dims,
             const std::vector<int64_t>& shape);
+  // Checks the dims of input NAME that other inputs' symbols give (past+seq) against its SHAPE,
+  // once every input is bound: kiln::Error naming the dim, its value and the symbols'.
+  void check(const std::string& name, const std::vector<SymbolicDim>& dims,
+             const std::vector<int64_t>& shape) const;
   const std::vector<int64_t>& values() const { return values_; }
 
  private:

@@ -107,6 +107,34 @@ def test_dim_bounds_make_one_library_for_every_size():
         kiln.compile(symbolic_model(), dim_bounds={"N": "big"})
 
 
+def test_a_dim_named_for_a_sum_of_symbols_is_checked_against_them():
+    # Hugging Face's attention mask: [1, "past_sequence_length + sequence_length"].
+    h, T = onnx.helper, onnx.TensorProto
+    nodes = [h.make_node("Concat", ["past", "x"], ["all"], axis=1),
+             h.make_node("Mul", ["all", "mask"], ["y"])]
+    graph = h.make_graph(
+        nodes, "masked", [h.make_tensor_value_info("x", T.FLOAT, [1, "sequence_length"]),
+                   h.make_tensor_value_info("past", T.FLOAT, [1, "past_sequence_length"]),
+                   h.make_tensor_value_info("mask", T.FLOAT,
+                                            [1, "past_sequence_length + sequence_length"])],
+        [h.make_tensor_value_info("y", T.FLOAT, None)])
+    model = h.make_model(graph, opset_imports=[h.make_opsetid("", 17)])
+    ex = kiln.compile(model, dim_bounds="1<=sequence_length<=8, past_sequence_length<=16")[
+        "default"](kiln.cpu())
+    x, past = np.arange(1, 4, dtype=np.float32)[None], np.array([[5, 7]], np.float32)
+    mask = np.array([[1, 0, 1, 1, 0]], np.float32)
+    (y,) = ex(x=x, past=past, mask=mask)
+    np.testing.assert_array_equal(y, np.concatenate([past, x], 1) * mask)
+    with pytest.raises(kiln.KilnError, match=r"input 'mask' dim 1 is "
+                       r"past_sequence_length\+sequence_length = 5 in this run "
+                       r"\(past_sequence_length = 2, sequence_length = 3\), but it was given 6"):
+        ex(x=x, past=past, mask=np.ones((1, 6), np.float32))
+    with pytest.raises(kiln.KilnError, match=r"set_input\('mask'\): dim 1 is "
+                       r"past_sequence_length\+sequence_length, at most 24 within the bounds; "
+                       r"got 25"):
+        ex.set_input("mask", np.ones((1, 25), np.float32))
+
+
 def test_models_with_external_data_compile_from_their_file(tmp_path):
     model = dense_model(seed=9)
     reference = dense_reference(model, X)

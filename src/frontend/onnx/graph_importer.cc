@@ -3,6 +3,7 @@
 #include "graph_importer.h"
 
 #include <algorithm>
+#include <set>
 
 #include "attribute_convert.h"
 #include "function_expand.h"
@@ -161,12 +162,28 @@ void GraphImporter::importInputs() {
 }
 
 // The graph keeps the bounds of the symbols its inputs use (the options may bound other models'
-// symbols too; the driver checks that each bounds some model's).
+// symbols too; the driver checks that each bounds some model's). A dim that is an expression
+// (past+seq) is checked when the model runs, so each of its symbols must be some input's dim of
+// its own, which sizes it.
 void GraphImporter::keepDimBounds() {
+  std::set<std::string> sized;
   for (const ir::Value* input : graph_->inputs()) {
     for (const opdef::Dim& d : input->type.symbolicDims) {
-      std::string symbol = d.symbolName();
-      if (!symbol.empty()) graph_->dimBounds[symbol] = opts_.dimBounds.at(symbol);
+      if (!d.symbolName().empty()) sized.insert(d.symbolName());
+      for (const std::string& symbol : d.symbols()) {
+        graph_->dimBounds[symbol] = opts_.dimBounds.at(symbol);
+      }
+    }
+  }
+  for (const ir::Value* input : graph_->inputs()) {
+    const opdef::DimList& dims = input->type.symbolicDims;
+    for (size_t axis = 0; axis < dims.size(); ++axis) {
+      for (const std::string& symbol : dims[axis].symbols()) {
+        if (sized.count(symbol) != 0) continue;
+        throw Error(strCat("input '", input->name, "' has dim ", axis, " = ", dims[axis].str(),
+                           ", but no input has '", symbol,
+                           "' as a dim of its own, which would size it"));
+      }
     }
   }
 }

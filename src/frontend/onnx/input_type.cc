@@ -94,7 +94,29 @@ opdef::DimList checkGivenShape(const std::string& name, const opdef::DimList& gi
   return given;
 }
 
-// The declared dims: fixed sizes, and the symbolic ones that --dim-bounds bounds.
+// A dim named by an expression of bounded symbols, as exporters name a dim that is the sum of
+// others (Hugging Face's attention_mask: "past_sequence_length + sequence_length"); nullopt when
+// PARAM is not one, or names a symbol without a bound.
+std::optional<opdef::Dim> derivedDim(const std::string& param, const opdef::DimBounds& bounds) {
+  std::string text;
+  for (char c : param) {
+    if (c != ' ') text += c;
+  }
+  std::optional<opdef::Dim> d;
+  try {
+    d = opdef::Dim::parse(text);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  if (!d->isSymbolic() || !d->symbolName().empty()) return std::nullopt;
+  for (const std::string& s : d->symbols()) {
+    if (bounds.count(s) == 0) return std::nullopt;
+  }
+  return d;
+}
+
+// The declared dims: fixed sizes, the symbolic ones that --dim-bounds bounds, and expressions of
+// those.
 opdef::DimList declaredShape(const std::string& name, const std::vector<DeclaredDim>& dims,
                              const opdef::DimBounds& bounds) {
   opdef::DimList shape;
@@ -105,6 +127,10 @@ opdef::DimList declaredShape(const std::string& name, const std::vector<Declared
     }
     if (bounds.count(dims[i].param) != 0) {
       shape.push_back(opdef::Dim::symbol(dims[i].param));
+      continue;
+    }
+    if (std::optional<opdef::Dim> d = derivedDim(dims[i].param, bounds)) {
+      shape.push_back(*d);
       continue;
     }
     std::string which = dims[i].param.empty() ? std::string("an unknown dim")
