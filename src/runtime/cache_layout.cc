@@ -16,6 +16,11 @@ void copyLaidOut(const NDArray& src, RowLayout from, NDArray& dst, RowLayout to)
                        "; expected the same shape and dtype"));
   }
   KILN_CHECK(!src.dtype().isString(), "a cache of strings");
+  if (dst.readOnly()) {
+    throw Error(strCat("cannot copy into ", dst.dtype().str(), shapeStr(dst.shape()),
+                       ": it is a read-only view (weights mapped from an artifact or a params "
+                       "file); clone() it first"));
+  }
   int64_t axis = from.compact() ? to.axis : from.axis;
   KILN_CHECK(axis < static_cast<int64_t>(shape.size()) &&
                  (from.compact() || to.compact() || from.axis == to.axis),

@@ -24,6 +24,7 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
     }
     for (size_t k = 0; k < plan_->storageSizes.size(); ++k) allocateStorage(k, device);
     bound_.assign(storages_.size(), false);
+    overwritten_.assign(storages_.size(), false);
     tensors_.resize(plan_->tensors.size());
     lists_.resize(plan_->tensors.size());
     for (size_t i = 0; i < plan_->tensors.size(); ++i) {
@@ -156,8 +157,8 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
         [this] { return plan_->inputNames(); });
   }
 
-  size_t outputPosition(const Value& which) const {
-    return runtime::outputPosition("get_output", which, plan_->model, plan_->outputs.size());
+  size_t outputPosition(const Value& which, const char* function = "get_output") const {
+    return runtime::outputPosition(function, which, plan_->model, plan_->outputs.size());
   }
 
   // Working memory is the one large allocation an executor makes; when it fails, say for what.
@@ -268,7 +269,21 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
       bindStorage(id, NDArray());
     }
     copyLaidOut(value, from, tensors_[id], t.layout);
+    if (t.cached()) overwritten_[static_cast<size_t>(t.storage)] = true;
     inputSet_[pos] = true;
+  }
+
+  // Throws when output ID is a cache whose storage a past was written into after the last run.
+  void checkPresent(const char* function, int64_t id) const {
+    const GraphTensor& t = plan_->tensors[id];
+    if (!t.cached() || !overwritten_[static_cast<size_t>(t.storage)]) return;
+    std::string past;
+    for (int64_t in : plan_->inputs) {
+      if (plan_->tensors[in].storage == t.storage) past = plan_->tensors[in].name;
+    }
+    throw Error(strCat(function, ": output '", t.name, "' of model '", plan_->model,
+                       "' shares its storage with input '", past,
+                       "', which was set after the last run; run() again to read it"));
   }
 
   void checkInputValue(const char* function, const GraphTensor& t, const NDArray& value) const {
@@ -296,7 +311,7 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
     checkArgCount("set_input_from_output", a, 2);
     size_t pos = inputPosition("set_input_from_output", a[0]);
     int64_t in = plan_->inputs[pos];
-    int64_t out = plan_->outputs[outputPosition(a[1])];
+    int64_t out = plan_->outputs[outputPosition(a[1], "set_input_from_output")];
     const GraphTensor &ti = plan_->tensors[in], &to = plan_->tensors[out];
     if (!ran_) {
       throw Error(strCat("set_input_from_output('", ti.name, "', '", to.name, "'): model '",
@@ -311,6 +326,7 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
       setInputList(pos, lists_[out]);
       return Value();
     }
+    checkPresent("set_input_from_output", out);
     const NDArray& value = tensors_[out];
     if (ti.cached() && ti.storage == to.storage && ti.offset == to.offset) {
       checkInputValue("set_input_from_output", ti, value);
@@ -332,6 +348,8 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
   void startRun() override {
     checkWeights();
     bindSymbols();
+    ran_ = true;  // also for the debug executor, which calls the kernels itself
+    std::fill(overwritten_.begin(), overwritten_.end(), false);
   }
 
   void checkWeights() const {
@@ -600,7 +618,6 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
   void run() {
     startRun();
     for (size_t k = 0; k < plan_->kernels.size(); ++k) callKernel(k);
-    ran_ = true;
   }
 
   Value getOutput(const Args& a) {
@@ -616,6 +633,7 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
       }
       return valueFromList(t.kind, lists_[id]);
     }
+    checkPresent("get_output", id);
     const NDArray& result = tensors_[id];
     if (!result.defined()) {
       throw Error(strCat("get_output: output '", plan_->tensors[id].name, "' of model '",
@@ -725,6 +743,9 @@ class GraphExecutorNode final : public ModuleNode, public GraphKernelRunner {
   std::map<std::pair<size_t, size_t>, std::unique_ptr<Body>> bodies_;
   size_t missingParams_ = 0;
   bool ran_ = false;  // whether the outputs hold a run's values
+  // Per storage: a cache whose past was written since the last run, so its present no longer
+  // holds that run's rows.
+  std::vector<bool> overwritten_;
 };
 
 }  // namespace

@@ -202,6 +202,21 @@ TEST_F(KvCache, CarryingIsRefusedBeforeARunAndBetweenTensorsThatDoNotFit) {
   EXPECT_EQ(errorOf([&] { ex["set_input_from_output"](1, 0); }),
             "set_input_from_output('past_key_values.0.key'): expected float32[1,2,?,16], got "
             "float32[1,2,64]");
+  // A past written after the run overwrites its present's rows: reading that present is refused
+  // until the next run, also when another past would be carried from it.
+  ex["set_input_from_output"]("past_key_values.0.key", 2);  // present.0.value, copied
+  std::string stale =
+      "output 'present.0.key' of model 'default' shares its storage with input "
+      "'past_key_values.0.key', which was set after the last run; run() again to read it";
+  EXPECT_EQ(errorOf([&] { ex["get_output"](1); }), "get_output: " + stale);
+  EXPECT_EQ(errorOf([&] { ex["set_input_from_output"]("past_key_values.0.value", 1); }),
+            "set_input_from_output: " + stale);
+  EXPECT_EQ(errorOf([&] { ex["set_input_from_output"](1, 9); }),
+            "set_input_from_output: output index 9 is out of range; model 'default' has 5 "
+            "outputs");
+  emptyPasts(ex);
+  ex["run"]();
+  EXPECT_EQ(ex["get_output"](1).asNDArray().shape(), (runtime::Shape{1, 2, 2, 16}));
 }
 
 }  // namespace

@@ -94,10 +94,11 @@ opdef::DimList checkGivenShape(const std::string& name, const opdef::DimList& gi
   return given;
 }
 
-// A dim named by an expression of bounded symbols, as exporters name a dim that is the sum of
-// others (Hugging Face's attention_mask: "past_sequence_length + sequence_length"); nullopt when
-// PARAM is not one, or names a symbol without a bound.
-std::optional<opdef::Dim> derivedDim(const std::string& param, const opdef::DimBounds& bounds) {
+// A dim named by an expression of symbols, as exporters name a dim that is the sum of others
+// (Hugging Face's attention_mask: "past_sequence_length + sequence_length"); nullopt when PARAM
+// is not one. Each symbol needs a bound: kiln::Error naming those without.
+std::optional<opdef::Dim> derivedDim(const std::string& input, size_t axis,
+                                     const std::string& param, const opdef::DimBounds& bounds) {
   std::string text;
   for (char c : param) {
     if (c != ' ') text += c;
@@ -109,8 +110,14 @@ std::optional<opdef::Dim> derivedDim(const std::string& param, const opdef::DimB
     return std::nullopt;
   }
   if (!d->isSymbolic() || !d->symbolName().empty()) return std::nullopt;
+  std::string missing;
   for (const std::string& s : d->symbols()) {
-    if (bounds.count(s) == 0) return std::nullopt;
+    if (bounds.count(s) == 0) missing += strCat(missing.empty() ? "" : ", ", s, "<=MAX");
+  }
+  if (!missing.empty()) {
+    throw Error(strCat("input '", input, "' has dim ", axis, " = '", param,
+                       "', a size of other symbols; bound them with --dim-bounds \"", missing,
+                       "\""));
   }
   return d;
 }
@@ -129,7 +136,7 @@ opdef::DimList declaredShape(const std::string& name, const std::vector<Declared
       shape.push_back(opdef::Dim::symbol(dims[i].param));
       continue;
     }
-    if (std::optional<opdef::Dim> d = derivedDim(dims[i].param, bounds)) {
+    if (std::optional<opdef::Dim> d = derivedDim(name, i, dims[i].param, bounds)) {
       shape.push_back(*d);
       continue;
     }

@@ -46,9 +46,14 @@ Generator::Generator(Module executor)
       setInput_(exec_["set_input"]),
       run_(exec_["run"]),
       getOutput_(exec_["get_output"]),
-      carry_(exec_["set_input_from_output"]),
+      carry_(exec_.getFunction("set_input_from_output")),
       decoder_(findDecoderInterface(exec_["get_input_info"]().asJson(),
                                     exec_["get_output_info"]().asJson())) {
+  if (!carry_) {
+    throw Error(strCat("the decoder's executor ('", exec_.typeKey(),
+                       "') has no set_input_from_output, which carries the cache between steps; "
+                       "generation needs the graph executor (kiln compile --executor graph)"));
+  }
   checkTokenType(decoder_.tokenType, "token input");
   if (decoder_.attentionMask >= 0) checkTokenType(decoder_.maskType, "attention mask");
   if (decoder_.positionIds >= 0) checkTokenType(decoder_.positionType, "position ids");

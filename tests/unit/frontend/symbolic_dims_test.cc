@@ -67,13 +67,13 @@ TEST(SymbolicDims, AnUnboundedDeclaredDimSuggestsBothOptions) {
 }
 
 // Hugging Face names an attention mask's length for the sizes it adds up:
-// x[1, sequence_length], past[1, past_sequence_length] and
-// mask[1, "past_sequence_length + sequence_length"] -> Concat(past, x) * mask.
+// x[1, sequence_length], mask[1, "past_sequence_length + sequence_length"] (before the past, as
+// Hugging Face orders them) and past[1, past_sequence_length] -> Concat(past, x) * mask.
 OnnxModelBuilder maskedCache(const std::string& maskDim) {
   OnnxModelBuilder b;
   b.input("x", {int64_t{1}, std::string("sequence_length")});
-  b.input("past", {int64_t{1}, std::string("past_sequence_length")});
   b.input("mask", {int64_t{1}, maskDim});
+  b.input("past", {int64_t{1}, std::string("past_sequence_length")});
   test::addIntAttr(b.node("Concat", {"past", "x"}, {"all"}, "concat"), "axis", 1);
   b.node("Mul", {"all", "mask"}, {"y"}, "mul");
   b.output("y");
@@ -84,18 +84,19 @@ TEST(SymbolicDims, ADimNamedForASumOfBoundedSymbolsIsThatSum) {
   ImportOptions opts;
   opts.dimBounds = {{"sequence_length", {1, 8}}, {"past_sequence_length", {0, 16}}};
   auto g = importOnnx(maskedCache("past_sequence_length + sequence_length").bytes(), opts);
-  EXPECT_EQ(g->inputs()[2]->type.dim(1),
+  EXPECT_EQ(g->inputs()[1]->type.dim(1),
             opdef::Dim::symbol("past_sequence_length") + opdef::Dim::symbol("sequence_length"));
   EXPECT_EQ(g->dimBounds, opts.dimBounds);
   // The Concat's length and the mask's are the same size, so Mul takes them as they are.
-  EXPECT_EQ(g->outputs()[0]->type.dim(1), g->inputs()[2]->type.dim(1));
+  EXPECT_EQ(g->outputs()[0]->type.dim(1), g->inputs()[1]->type.dim(1));
 }
 
 TEST(SymbolicDims, ADerivedDimNeedsEachSymbolBoundAndSizedByAnInput) {
   ImportOptions opts;
   opts.dimBounds = {{"sequence_length", {1, 8}}};
   std::string msg = symbolicImportError(maskedCache("past_sequence_length + 1").bytes(), opts);
-  EXPECT_NE(msg.find("input 'past' has symbolic dim 'past_sequence_length' at axis 1"),
+  EXPECT_NE(msg.find("input 'mask' has dim 1 = 'past_sequence_length + 1', a size of other "
+                     "symbols; bound them with --dim-bounds \"past_sequence_length<=MAX\""),
             std::string::npos)
       << msg;
   opts.dimBounds = {
