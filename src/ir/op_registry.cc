@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "kiln/ir/node_view.h"
+#include "kiln/ir/per_sample.h"
 #include "kiln/opdef/shape_values.h"
 #include "kiln/runtime/runtime_op.h"
 #include "kiln/support/error.h"
@@ -163,7 +164,8 @@ bool hasRunTimeShapes(const Node& node) {
   const OpDef* def = opsOf(node).find(node.op);
   static const opdef::DimBounds kNoBounds;
   const opdef::DimBounds& bounds = node.graph != nullptr ? node.graph->dimBounds : kNoBounds;
-  bool symbolic = def != nullptr && takesSymbolicSizes(*def) && !bounds.empty();
+  bool symbolic = def != nullptr && !bounds.empty() &&
+                  (takesSymbolicSizes(*def) || symbolicBatch(node).has_value());
   for (const Value* v : node.inputs) {
     if (!sizedForKernel(v, symbolic, bounds)) return true;
   }
@@ -228,10 +230,16 @@ void requireStaticInputs(const Node& node) {
       const OpDef* def = opsOf(node).find(name);
       if (def && def->inferRunTime) ops += (ops.empty() ? "" : ", ") + name;
     }
+    const OpDef* own = opsOf(node).find(node.op);
+    std::string batch;
+    for (int k : own != nullptr ? own->sampleInputs : std::vector<int>{}) {
+      batch += strCat(batch.empty() ? ", or for a batch (dim 0 of input " : " or ", k);
+    }
+    if (!batch.empty()) batch += ") sized in bounded symbols with the other dims static";
     throw Error(strCat(nodeLabel(node), ": input ", i, " '", v->name, "' is ", v->type.str(),
                        ", sized only at run time; kiln compiles '", node.op,
-                       "' for static shapes only (ops that take tensors sized at run time: ", ops,
-                       ")"));
+                       "' for static shapes only", batch,
+                       " (ops that take tensors sized at run time: ", ops, ")"));
   }
 }
 
@@ -307,8 +315,11 @@ void inferTypes(Node& node) {
   }
   try {
     requireTensorInputs(node, *def);
+    std::optional<opdef::Dim> batch;
     if (computesSymbolicSizes(*def) && hasSymbolicSizes(node, *def)) {
       def->inferTypes(node);  // its rule computes with the symbols
+    } else if ((batch = symbolicBatch(node))) {
+      inferPerSample(node, *def, *batch);
     } else if (hasRunTimeShapes(node) && def->inferRunTime) {
       def->inferRunTime(node);
     } else {
@@ -316,7 +327,7 @@ void inferTypes(Node& node) {
       requireConstantShapeInputs(node, *def);
       def->inferTypes(node);
     }
-    if (!computesSymbolicSizes(*def)) {
+    if (!computesSymbolicSizes(*def) && !batch) {
       for (Value* out : node.outputs) {
         if (out) out->type.symbolicDims.clear();
       }

@@ -14,6 +14,7 @@
 #include "lower_context.h"
 #include "lower_offload.h"
 #include "lower_runtime_op.h"
+#include "lower_samples.h"
 
 namespace kiln::kernel {
 namespace {
@@ -251,6 +252,7 @@ LoweredKernel lowerGroup(const FusedGroup& group, const std::string& symbol,
     return kernel;
   }
   if (runsInRuntime(group, lowerings)) return lowerRuntimeOp(group, symbol);
+  if (lowersPerSample(group, lowerings)) return lowerPerSample(group, symbol, config);
   LowerContext ctx(group, symbol, config);
   const ir::Node* anchor = nullptr;
   for (const ir::Node* n : group.nodes) {

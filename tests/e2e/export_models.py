@@ -100,8 +100,10 @@ def export_scripted(name: str, path: str) -> None:
     os.replace(tmp, path)
 
 
-def export(name: str, out_dir: str) -> str:
-    path = os.path.join(out_dir, f"{name}.onnx")
+def export(name: str, out_dir: str, free_batch: bool = False) -> str:
+    """Exports NAME to OUT_DIR (once); with FREE_BATCH, to NAME.batch.onnx with its batch dim named
+    'batch' (torch's dynamic_axes), as models served with a dynamic batch are exported."""
+    path = os.path.join(out_dir, f"{name}.batch.onnx" if free_batch else f"{name}.onnx")
     if os.path.exists(path):
         return path
     if name in TEST_ONLY:
@@ -119,8 +121,9 @@ def export(name: str, out_dir: str) -> str:
     model.eval()
     x = torch.randn(1, 3, 224, 224)
     tmp = path + ".tmp"
+    axes = {"input": {0: "batch"}, "output": {0: "batch"}} if free_batch else None
     torch.onnx.export(model, x, tmp, opset_version=13, input_names=["input"],
-                      output_names=["output"])
+                      output_names=["output"], dynamic_axes=axes)
     os.replace(tmp, path)
     return path
 
@@ -128,11 +131,13 @@ def export(name: str, out_dir: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out-dir", required=True)
+    parser.add_argument("--free-batch", action="store_true",
+                        help="name the batch dim 'batch' (to NAME.batch.onnx)")
     parser.add_argument("models", nargs="*", default=sorted(MODELS))
     args = parser.parse_args()
     os.makedirs(args.out_dir, exist_ok=True)
     for name in args.models:
-        print(export(name, args.out_dir))
+        print(export(name, args.out_dir, args.free_batch))
 
 
 if __name__ == "__main__":

@@ -61,6 +61,11 @@ struct OpDef {
   // elementwise ops): a node whose tensors are placed at their bounds (TensorType::capacity)
   // compiles. Other ops' nodes with symbolic sizes run in the runtime.
   bool symbolicKernel = false;
+  // Ops that compute each sample (dim 0 of these inputs and of every output) from that sample
+  // alone and their other inputs whole: convolutions, pools, normalisations within a sample. A
+  // batch sized in the graph's symbols (the rest static) is inferred from one sample, and the
+  // kernel loops over the samples around the one-sample kernel (src/kernel/lower_samples.cc).
+  std::vector<int> sampleInputs = {};
 };
 
 // A set of ops by name. The ops kiln defines form the shared builtin() registry, which never

@@ -146,13 +146,18 @@ void inferMatMulPacked(Node& node) {
 void registerBlockedLayoutOps(const OpAdder& add) {
   add({.name = "kiln.LayoutTransform",
        .opClass = OpClass::kInjective,
-       .inferTypes = inferLayoutTransform});
+       .inferTypes = inferLayoutTransform,
+       .sampleInputs = {0}});
   add({.name = "kiln.ConvBlocked",
        .opClass = OpClass::kComplex,
        .minInputs = 2,
        .maxInputs = 3,
-       .inferTypes = inferConvBlocked});
-  add({.name = "kiln.PoolBlocked", .opClass = OpClass::kComplex, .inferTypes = inferPoolBlocked});
+       .inferTypes = inferConvBlocked,
+       .sampleInputs = {0}});
+  add({.name = "kiln.PoolBlocked",
+       .opClass = OpClass::kComplex,
+       .inferTypes = inferPoolBlocked,
+       .sampleInputs = {0}});
   add({.name = "kiln.MatMulPacked",
        .opClass = OpClass::kComplex,
        .minInputs = 2,

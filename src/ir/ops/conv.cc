@@ -61,7 +61,8 @@ void registerConvOps(const OpAdder& add) {
        .maxInputs = 3,
        .sinceVersion = 1,
        .runtimeForm = convRuntimeForm,
-       .inferTypes = inferConv});
+       .inferTypes = inferConv,
+       .sampleInputs = {0}});
 }
 
 }  // namespace kiln::ir::ops

@@ -72,7 +72,8 @@ void registerConvTransposeOps(const OpAdder& add) {
        .minInputs = 2,
        .maxInputs = 3,
        .sinceVersion = 1,
-       .inferTypes = inferConvTranspose});
+       .inferTypes = inferConvTranspose,
+       .sampleInputs = {0}});
 }
 
 }  // namespace kiln::ir::ops

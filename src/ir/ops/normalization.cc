@@ -114,7 +114,8 @@ void registerNormalizationOps(const OpAdder& add) {
        .numOutputs = 5,
        .sinceVersion = 7,
        .runtimeForm = batchNormTraining,
-       .inferTypes = inferBatchNorm});
+       .inferTypes = inferBatchNorm,
+       .sampleInputs = {0}});
   add({.name = "Softmax",
        .opClass = OpClass::kReduction,
        .sinceVersion = 1,
@@ -137,7 +138,8 @@ void registerNormalizationOps(const OpAdder& add) {
        .minInputs = 3,
        .maxInputs = 3,
        .sinceVersion = 6,
-       .inferTypes = inferInstanceNorm});
+       .inferTypes = inferInstanceNorm,
+       .sampleInputs = {0}});
   add({.name = "LayerNormalization",
        .opClass = OpClass::kReduction,
        .minInputs = 2,
@@ -149,7 +151,11 @@ void registerNormalizationOps(const OpAdder& add) {
        .symbolicSizes = true,
        .symbolicKernel = true});
   // LRN reads neighbouring channels, so it cannot run in an epilogue that sees one element.
-  add({.name = "LRN", .opClass = OpClass::kOpaque, .sinceVersion = 1, .inferTypes = inferLrn});
+  add({.name = "LRN",
+       .opClass = OpClass::kOpaque,
+       .sinceVersion = 1,
+       .inferTypes = inferLrn,
+       .sampleInputs = {0}});
 }
 
 }  // namespace kiln::ir::ops

@@ -62,28 +62,34 @@ void registerPoolOps(const OpAdder& add) {
        .numOutputs = 2,
        .sinceVersion = 1,
        .runtimeForm = poolRuntimeForm,
-       .inferTypes = [](Node& n) { inferWindowPool(n, true); }});
+       .inferTypes = [](Node& n) { inferWindowPool(n, true); },
+       .sampleInputs = {0}});
   add({.name = "AveragePool",
        .opClass = OpClass::kComplex,
        .sinceVersion = 1,
        .runtimeForm = poolRuntimeForm,
-       .inferTypes = [](Node& n) { inferWindowPool(n, false); }});
+       .inferTypes = [](Node& n) { inferWindowPool(n, false); },
+       .sampleInputs = {0}});
   add({.name = "GlobalAveragePool",
        .opClass = OpClass::kReduction,
        .sinceVersion = 1,
-       .inferTypes = inferGlobalPool});
+       .inferTypes = inferGlobalPool,
+       .sampleInputs = {0}});
   add({.name = "GlobalMaxPool",
        .opClass = OpClass::kReduction,
        .sinceVersion = 1,
-       .inferTypes = inferGlobalPool});
+       .inferTypes = inferGlobalPool,
+       .sampleInputs = {0}});
   add({.name = "GlobalLpPool",  // p is an int from opset 2 (a float before)
        .opClass = OpClass::kReduction,
        .sinceVersion = 2,
-       .inferTypes = [](Node& n) {
-         if (n.attrs.getInt("p", 2) < 1)
-           fail(n, "p is ", n.attrs.getInt("p", 2), "; expected p >= 1");
-         inferGlobalPool(n);
-       }});
+       .inferTypes =
+           [](Node& n) {
+             if (n.attrs.getInt("p", 2) < 1)
+               fail(n, "p is ", n.attrs.getInt("p", 2), "; expected p >= 1");
+             inferGlobalPool(n);
+           },
+       .sampleInputs = {0}});
 }
 
 }  // namespace kiln::ir::ops
