@@ -70,7 +70,7 @@ runtime::Module compileAt(const std::string& text, const std::string& path, int 
 // Sample n of the batch-1 model, run on each sample of X (BATCH samples) in turn.
 std::vector<float> sampleBySample(runtime::Module& one, const std::vector<float>& x,
                                   int64_t batch) {
-  const size_t in = 3 * 12 * 12;
+  const size_t in = size_t{3} * 12 * 12;
   std::vector<float> y;
   for (int64_t n = 0; n < batch; ++n) {
     std::vector<float> xn(x.begin() + static_cast<ptrdiff_t>(n * in),
@@ -105,7 +105,7 @@ INSTANTIATE_TEST_SUITE_P(OptLevels, SymbolicBatch, ::testing::Values(1, 3),
 
 TEST(SymbolicBatchRun, AllocatesNothingAtAnyBatchSize) {
   runtime::Module ex = compileAt(kBatched, scratchDir() + "/batched.so", 3);
-  ex["set_input"]("x", toArray(randomVector(5 * 3 * 12 * 12, 1), {5, 3, 12, 12}));
+  ex["set_input"]("x", toArray(randomVector(size_t{5} * 3 * 12 * 12, 1), {5, 3, 12, 12}));
   ex["run"]();  // warm up: the pool and everything lazy exist now
   for (int64_t batch : {1, 4, 5, 2}) {
     ex["set_input"]("x", toArray(randomVector(static_cast<size_t>(batch * 3 * 12 * 12), 2),
@@ -120,7 +120,7 @@ TEST(SymbolicBatchRun, AllocatesNothingAtAnyBatchSize) {
 TEST(SymbolicBatchRun, ABatchBeyondTheBoundIsRefusedNamingIt) {
   runtime::Module ex = compileAt(kBatched, scratchDir() + "/batched.so", 3);
   std::string error = errorOf([&] {
-    ex["set_input"]("x", toArray(randomVector(6 * 3 * 12 * 12, 1), {6, 3, 12, 12}));
+    ex["set_input"]("x", toArray(randomVector(size_t{6} * 3 * 12 * 12, 1), {6, 3, 12, 12}));
   });
   for (const char* part : {"'batch'", "6", "1<=batch<=5"}) {
     EXPECT_NE(error.find(part), std::string::npos) << part << " is not in: " << error;
