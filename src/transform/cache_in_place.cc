@@ -4,7 +4,6 @@
 // buffer laid out for the cache's capacity: the Concat becomes a kiln.CacheAppend that writes the
 // new rows only, and the attention reads the keys and values at the capacity's row stride.
 #include <map>
-#include <set>
 
 #include "kiln/ir/op_registry.h"
 #include "kiln/support/error.h"

@@ -40,6 +40,7 @@ struct DecoderInterface {
   int64_t attentionMask = -1, positionIds = -1;
   DataType tokenType, maskType, positionType;
   int64_t maxSequence = -1;  // the most tokens one run takes (the bound of the token input's dim)
+  Shape stepLogits;          // the logits' shape for one token of one sequence (free dims 1)
   std::vector<CachePair> cache;
   std::string describe() const;  // one line per role, for `kiln generate --verbose`
 };
@@ -122,8 +123,7 @@ class Generator {
   // executor (in place for a cache compiled with cache-in-place).
   PackedFunc setInput_, run_, getOutput_, carry_;
   DecoderInterface decoder_;
-  Shape stepLogitsShape_;  // the logits of one token: the declared shape, free dims at 1
-  NDArray logits_;         // the last run's logits
+  NDArray logits_;  // the last run's logits
   // A decode step's inputs and the arguments that pass them.
   NDArray token_, position_, mask_, stepLogits_;
   Shape maskShape_{1, 0};

@@ -175,6 +175,7 @@ DecoderInterface findDecoderInterface(const Json& inputInfo, const Json& outputI
                        shapeStr(logits.shape),
                        "; expected float32 [batch, sequence, vocab] or [batch, vocab]"));
   }
+  for (int64_t n : logits.shape) d.stepLogits.push_back(n < 0 ? 1 : n);
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Entry& e = inputs[i];
     checkBatch(e);

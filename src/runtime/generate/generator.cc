@@ -15,16 +15,19 @@ double millisSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
+// Element I of integer tensor A (int64 or int32) set to V.
+void setInt(NDArray& a, size_t i, int64_t v) {
+  if (a.dtype().bits == 64) {
+    a.data<int64_t>()[i] = v;
+  } else {
+    a.data<int32_t>()[i] = static_cast<int32_t>(v);
+  }
+}
+
 // A [1, VALUES.size()] integer tensor of TYPE.
 NDArray row(const std::vector<int64_t>& values, DataType type) {
   NDArray a = NDArray::empty({1, static_cast<int64_t>(values.size())}, type);
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (type.bits == 64) {
-      a.data<int64_t>()[i] = values[i];
-    } else {
-      a.data<int32_t>()[i] = static_cast<int32_t>(values[i]);
-    }
-  }
+  for (size_t i = 0; i < values.size(); ++i) setInt(a, i, values[i]);
   return a;
 }
 
@@ -57,12 +60,6 @@ Generator::Generator(Module executor)
   checkTokenType(decoder_.tokenType, "token input");
   if (decoder_.attentionMask >= 0) checkTokenType(decoder_.maskType, "attention mask");
   if (decoder_.positionIds >= 0) checkTokenType(decoder_.positionType, "position ids");
-  // One token of one sequence: each free dim (the batch, the sequence) is 1.
-  Json outputs = exec_["get_output_info"]().asJson();
-  const Json& logits = outputs.asArray().at(static_cast<size_t>(decoder_.logits));
-  for (const Json& d : logits.at("shape").asArray()) {
-    stepLogitsShape_.push_back(d.asInt() < 0 ? 1 : d.asInt());
-  }
 }
 
 void Generator::checkFits(int64_t promptLength, int64_t maxNewTokens) const {
@@ -124,19 +121,12 @@ void Generator::prepareDecode(int64_t maxCached) {
   }
   carryArgs_.clear();
   for (const CachePair& c : decoder_.cache) carryArgs_.push_back({Value(c.input), Value(c.output)});
-  stepLogits_ = NDArray::empty(stepLogitsShape_, DataType::float32());
+  stepLogits_ = NDArray::empty(decoder_.stepLogits, DataType::float32());
   logitsArgs_ = args(decoder_.logits, stepLogits_);
 }
 
 const float* Generator::decode(int64_t token, int64_t past) {
-  auto write = [](NDArray& a, int64_t v) {
-    if (a.dtype().bits == 64) {
-      *a.data<int64_t>() = v;
-    } else {
-      *a.data<int32_t>() = static_cast<int32_t>(v);
-    }
-  };
-  write(token_, token);
+  setInt(token_, 0, token);
   setInput_.callPacked(tokenArgs_);
   if (decoder_.attentionMask >= 0) {
     maskShape_[1] = past + 1;
@@ -144,7 +134,7 @@ const float* Generator::decode(int64_t token, int64_t past) {
     setInput_.callPacked(maskArgs_);
   }
   if (decoder_.positionIds >= 0) {
-    write(position_, past);
+    setInt(position_, 0, past);
     setInput_.callPacked(positionArgs_);
   }
   for (const Args& a : carryArgs_) carry_.callPacked(a);
