@@ -5,7 +5,8 @@ compiled once by kiln with bounded sequence and cache lengths, then a greedy gen
 same prompt by `kiln generate --json` and by the same loop over ONNX Runtime
 (bench/ort_generate.js), each after one untimed generation, alternating round by round at each
 thread count. For the Llama-style decoder, llama.cpp runs the same loop on the same weights
-written as a GGUF file (bench/gguf_writer.py; F32, or F16 matrices with --gguf-f16) through
+written as a GGUF file (bench/gguf_writer.py; F32 with a float32 cache, or F16 matrices and
+cache with --gguf-f16) through
 node-llama-cpp (bench/llama_cpp_generate.js; install it once with `npm install --prefix bench
 --ignore-scripts --omit=optional`). Prints the medians of prefill and decode tokens/s and kiln's
 ratio to each peer, checks every engine picked the same tokens, and gives each engine's peak
@@ -60,10 +61,10 @@ def ort_generate(onnx, prompt, new_tokens, cache_dims, threads):
                      "--threads", str(threads), "--warmup", "1"])
 
 
-def llama_cpp_generate(gguf, prompt, new_tokens, threads):
+def llama_cpp_generate(gguf, prompt, new_tokens, threads, kv_cache):
     return measured(["node", os.path.join(ROOT, "bench", "llama_cpp_generate.js"), gguf,
                      ",".join(map(str, prompt)), str(new_tokens), "--threads", str(threads),
-                     "--warmup", "1"])
+                     "--warmup", "1", "--kv-cache", kv_cache])
 
 
 def require_llama_cpp():
@@ -87,7 +88,8 @@ def main():
     p.add_argument("--no-llama-cpp", action="store_true",
                    help="leave llama.cpp out (it runs the Llama-style decoder only)")
     p.add_argument("--gguf-f16", action="store_true",
-                   help="llama.cpp's matrices in float16 (kiln and ORT run float32)")
+                   help="llama.cpp's matrices and key/value cache in float16, as it is usually "
+                   "run (else float32, as kiln and ORT compute)")
     p.add_argument("--json")
     a = p.parse_args()
     with_llama_cpp = "llama" in a.kinds.split(",") and not a.no_llama_cpp
@@ -114,7 +116,9 @@ def main():
                 gguf_writer.write(decoder_models.build(kind, a.layers, a.d_model, a.heads,
                                                        a.kv_heads, a.vocab, context), gguf,
                                   a.gguf_f16)
-                engines["llama_cpp"] = lambda t: llama_cpp_generate(gguf, prompt, a.new_tokens, t)
+                kv_cache = "F16" if a.gguf_f16 else "F32"  # F32: the others' arithmetic
+                engines["llama_cpp"] = lambda t: llama_cpp_generate(gguf, prompt, a.new_tokens, t,
+                                                                    kv_cache)
             for threads in map(int, a.threads.split(",")):
                 results.append(compare(kind, threads, engines, a, cache_dims))
     if a.json:
@@ -132,7 +136,11 @@ def compare(kind, threads, engines, a, cache_dims):
     row = {"kind": kind, "threads": threads,
            "cache_bytes_per_token": 2 * a.layers * cache_dims[1] * cache_dims[3] * 4}
     for engine, reports in runs.items():
-        row[f"{engine}_same_tokens"] = reports[0]["tokens"] == runs["kiln"][0]["tokens"]
+        tokens, ours = reports[0]["tokens"], runs["kiln"][0]["tokens"]
+        row[f"{engine}_same_tokens"] = tokens == ours
+        row[f"{engine}_first_different_token"] = next(
+            (i for i, (x, y) in enumerate(zip(tokens, ours)) if x != y),
+            None if len(tokens) == len(ours) else min(len(tokens), len(ours)))
         for key in ("prefill_tokens_per_s", "decode_tokens_per_s", "peak_rss_mib"):
             row[f"{engine}_{key}"] = statistics.median(r[key] for r in reports)
     line = []
@@ -145,9 +153,11 @@ def compare(kind, threads, engines, a, cache_dims):
         line.append(f"{key.split('_')[0]} kiln {row[f'kiln_{key}']:.1f} vs " +
                     ", ".join(figures) + " tokens/s")
     same = all(row[f"{e}_same_tokens"] for e in engines)
+    differ = ", ".join(f"{e} from token {row[f'{e}_first_different_token']}" for e in engines
+                       if not row[f"{e}_same_tokens"])
     rss = ", ".join(f"{e} {row[f'{e}_peak_rss_mib']:.0f}" for e in engines)
     print(f"{kind} t={threads}: " + "; ".join(line) +
-          f"; {'same tokens' if same else 'TOKENS DIFFER'}; peak RSS MiB: {rss}; cache "
+          f"; {'same tokens' if same else 'TOKENS DIFFER: ' + differ}; peak RSS MiB: {rss}; cache "
           f"{row['cache_bytes_per_token'] / 1024:.0f} KiB per token", flush=True)
     return row
 

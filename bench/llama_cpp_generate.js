@@ -4,7 +4,8 @@
 // first token is picked; a step: from one token to the next). Prints one JSON line:
 // {"tokens", "prefill_ms", "prefill_tokens_per_s", "decode_tokens_per_s", "step_ms"}.
 // Usage: node llama_cpp_generate.js MODEL.gguf PROMPT_IDS(1,2,3) NEW_TOKENS [--threads N]
-// [--warmup N] (N untimed generations first, as `kiln generate --warmup`)
+// [--warmup N] (N untimed generations first, as `kiln generate --warmup`) [--kv-cache F32|F16]
+// (the key/value cache's type; llama.cpp's default is F16, F32 computes as kiln and ORT do)
 // node-llama-cpp is installed into bench/node_modules by `npm install --prefix bench` (pinned in
 // bench/package.json).
 const path = require('path');
@@ -15,6 +16,8 @@ async function main() {
   const threads = i >= 0 ? Number(rest[i + 1]) : 1;
   const w = rest.indexOf('--warmup');
   const warmup = w >= 0 ? Number(rest[w + 1]) : 0;
+  const c = rest.indexOf('--kv-cache');
+  const kvCache = c >= 0 ? rest[c + 1] : 'F16';
   const prompt = promptText.split(',').map(Number);
   const newTokens = Number(newText);
   const {getLlama} = await import(path.join(__dirname, 'node_modules', 'node-llama-cpp', 'dist',
@@ -23,7 +26,8 @@ async function main() {
                                 logLevel: 'error'});
   const loaded = await llama.loadModel({modelPath: model, gpuLayers: 0});
   const context = await loaded.createContext({
-    contextSize: prompt.length + newTokens + 1, batchSize: prompt.length, threads, sequences: 1});
+    contextSize: prompt.length + newTokens + 1, batchSize: prompt.length, threads, sequences: 1,
+    experimentalKvCacheKeyType: kvCache, experimentalKvCacheValueType: kvCache});
   const sequence = context.getSequence();
   const generate = async () => {
     await sequence.clearHistory();
