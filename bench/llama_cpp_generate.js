@@ -9,15 +9,13 @@
 // node-llama-cpp is installed into bench/node_modules by `npm install --prefix bench` (pinned in
 // bench/package.json).
 const path = require('path');
+const {option, printReport} = require('./generation_report');
 
 async function main() {
   const [model, promptText, newText, ...rest] = process.argv.slice(2);
-  const i = rest.indexOf('--threads');
-  const threads = i >= 0 ? Number(rest[i + 1]) : 1;
-  const w = rest.indexOf('--warmup');
-  const warmup = w >= 0 ? Number(rest[w + 1]) : 0;
-  const c = rest.indexOf('--kv-cache');
-  const kvCache = c >= 0 ? rest[c + 1] : 'F16';
+  const threads = Number(option(rest, '--threads', 1));
+  const warmup = Number(option(rest, '--warmup', 0));
+  const kvCache = option(rest, '--kv-cache', 'F16');
   const prompt = promptText.split(',').map(Number);
   const newTokens = Number(newText);
   const {getLlama} = await import(path.join(__dirname, 'node_modules', 'node-llama-cpp', 'dist',
@@ -46,11 +44,7 @@ async function main() {
     return {tokens, steps, prefillMs};
   };
   for (let k = 0; k < warmup; k++) await generate();
-  const {tokens, steps, prefillMs} = await generate();
-  const total = steps.reduce((a, b) => a + b, 0);
-  console.log(JSON.stringify({
-    tokens, prefill_ms: prefillMs, prefill_tokens_per_s: 1e3 * prompt.length / prefillMs,
-    decode_tokens_per_s: steps.length ? 1e3 * steps.length / total : 0, step_ms: steps}));
+  printReport(await generate(), prompt.length);
   await context.dispose();
   await loaded.dispose();
   await llama.dispose();

@@ -6,6 +6,7 @@
 // [--warmup N] (N untimed generations first, as `kiln generate --warmup`)
 // CACHE_DIMS is an empty cache input's shape, "1,12,0,64".
 const path = require('path');
+const {option, printReport} = require('./generation_report');
 const ort = require(path.join(__dirname, '..', 'tests', 'e2e', 'node_modules', 'onnxruntime-node'));
 
 function argmaxLastRow(logits) {
@@ -20,10 +21,8 @@ function argmaxLastRow(logits) {
 
 async function main() {
   const [model, promptText, newText, cacheDims, ...rest] = process.argv.slice(2);
-  const i = rest.indexOf('--threads');
-  const threads = i >= 0 ? Number(rest[i + 1]) : 1;
-  const w = rest.indexOf('--warmup');
-  const warmup = w >= 0 ? Number(rest[w + 1]) : 0;
+  const threads = Number(option(rest, '--threads', 1));
+  const warmup = Number(option(rest, '--warmup', 0));
   const session = await ort.InferenceSession.create(model, {
     intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all'});
   const cache = session.inputNames.filter((n) => n.includes('past'));
@@ -60,11 +59,7 @@ async function main() {
     return {tokens, steps, prefillMs};
   };
   for (let k = 0; k < warmup; k++) await generate();
-  const {tokens, steps, prefillMs} = await generate();
-  const total = steps.reduce((a, b) => a + b, 0);
-  console.log(JSON.stringify({
-    tokens, prefill_ms: prefillMs, prefill_tokens_per_s: 1e3 * prompt.length / prefillMs,
-    decode_tokens_per_s: steps.length ? 1e3 * steps.length / total : 0, step_ms: steps}));
+  printReport(await generate(), prompt.length);
 }
 
 main().catch((e) => { console.error(e); process.exit(1); });
